@@ -1,0 +1,199 @@
+"""Notebooks 05-07 and 11: scores, single-head and multi-head attention.
+
+    S = Q K^T / sqrt(d)          scores, one dot product per (query, key) pair
+    A = softmax(S + mask)        weights: each row sums to 1, the future gets 0
+    O = A V                      each output row is a mixture of V's rows
+
+`tiled_attention` computes the same O block by block with an online softmax, so
+the full (n, n) score matrix is never built.
+"""
+import numpy as np
+
+from ._validate import as_float_array, as_positive_int, check_inner
+
+
+# ----------------------------------------------------------------------------
+# input checks
+
+def _check_qk(Q, K):
+    Q = as_float_array("Q", Q, 2, "(n_q, d)")
+    K = as_float_array("K", K, 2, "(n_k, d)")
+    if Q.shape[1] != K.shape[1]:
+        raise ValueError(f"Q has d={Q.shape[1]} but K has d={K.shape[1]} (Q {Q.shape}, K {K.shape})")
+    return Q, K
+
+
+def _check_qkv(Q, K, V, causal):
+    Q, K = _check_qk(Q, K)
+    V = as_float_array("V", V, 2, "(n_k, d_v)")
+    if V.shape[0] != K.shape[0]:
+        raise ValueError(f"K has {K.shape[0]} rows but V has {V.shape[0]}; each key needs one value row "
+                         f"(K {K.shape}, V {V.shape})")
+    _check_causal_lengths(Q, K, causal)
+    return Q, K, V
+
+
+def _check_causal_lengths(Q, K, causal):
+    if causal and Q.shape[0] > K.shape[0]:
+        raise ValueError(f"causal attention needs n_q <= n_k (the queries are the last n_q positions), "
+                         f"got Q {Q.shape} and K {K.shape}")
+
+
+# ----------------------------------------------------------------------------
+# the core, on arrays whose last two axes are (tokens, features); no checks
+
+def _masked_scores(Q, K, causal, scale):
+    """S (..., n_q, n_k) = Q K^T (/ sqrt(d)), with -inf on the future if causal."""
+    S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
+    if scale:
+        S *= 1.0 / np.sqrt(Q.shape[-1])
+    if causal:
+        n_q, n_k = S.shape[-2:]
+        offset = n_k - n_q  # query i sits at position offset + i
+        for i in range(n_q):
+            S[..., i, offset + i + 1:] = -np.inf
+    return S
+
+
+def _exp_rows(S):
+    """In place: S <- exp(S - row max). Returns (E, row sums)."""
+    S -= S.max(axis=-1, keepdims=True)
+    np.exp(S, out=S)
+    return S, S.sum(axis=-1, keepdims=True)
+
+
+def attend(Q, K, V, causal=True, scale=True):
+    """Attention on stacked arrays, no input checks: (..., n_q, d) -> (..., n_q, d_v).
+
+    Used by multi-head attention and the model, where the heads (and the batch)
+    are leading axes. Normalising after the product (divide O, not A) saves n^2
+    divisions.
+    """
+    E, Z = _exp_rows(_masked_scores(Q, K, causal, scale))
+    return (E @ V) / Z  # (..., n_q, d_v)
+
+
+# ----------------------------------------------------------------------------
+# public API
+
+def similarity(Q, K):
+    """Raw scores Q (n_q, d) @ K^T (d, n_k) -> (n_q, n_k): every pairwise dot product."""
+    Q, K = _check_qk(Q, K)
+    return Q @ K.T  # (n_q, n_k)
+
+
+def attention_weights(Q, K, causal=True, scale=True):
+    """A (n_q, n_k) = softmax(Q K^T / sqrt(d) + mask), rows sum to 1.
+
+    With causal=True and n_q < n_k the queries are the last n_q positions (as with
+    a KV cache): query i may look at keys 0 .. n_k - n_q + i.
+    """
+    Q, K = _check_qk(Q, K)
+    _check_causal_lengths(Q, K, causal)
+    E, Z = _exp_rows(_masked_scores(Q, K, causal, scale))
+    return E / Z  # (n_q, n_k)
+
+
+def attention(Q, K, V, causal=True, scale=True):
+    """O (n_q, d_v) = attention_weights(Q, K) @ V: each row mixes the rows of V."""
+    Q, K, V = _check_qkv(Q, K, V, causal)
+    return attend(Q, K, V, causal, scale)
+
+
+def self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
+    """One attention head on X (n, d_model): Q, K, V = X Wq, X Wk, X Wv.
+
+    Wq, Wk (d_model, d_head); Wv (d_model, d_v); optional Wo (d_v, d_out).
+    Returns (n, d_v), or (n, d_out) with Wo.
+    """
+    X = as_float_array("X", X, 2, "(n, d_model)")
+    Ws = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
+    for name in Ws:
+        Ws[name] = as_float_array(name, Ws[name], 2, "(d_model, d_head)")
+        check_inner("X", X.shape, name, Ws[name].shape)
+    if Ws["Wq"].shape[1] != Ws["Wk"].shape[1]:
+        raise ValueError(f"Wq and Wk must give the same d_head, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
+    Q, K, V = X @ Ws["Wq"], X @ Ws["Wk"], X @ Ws["Wv"]  # (n, d_head), (n, d_head), (n, d_v)
+    O = attend(Q, K, V, causal)  # (n, d_v)
+    if Wo is None:
+        return O
+    Wo = as_float_array("Wo", Wo, 2, "(d_v, d_out)")
+    check_inner("O", O.shape, "Wo", Wo.shape)
+    return O @ Wo  # (n, d_out)
+
+
+def split_heads(M, n_heads):
+    """(n, n_heads * d_head) -> (n_heads, n, d_head): head h takes columns h*d_head:(h+1)*d_head."""
+    n, width = M.shape[-2:]
+    M = M.reshape(*M.shape[:-1], n_heads, width // n_heads)  # (..., n, n_heads, d_head)
+    return np.swapaxes(M, -3, -2)  # (..., n_heads, n, d_head)
+
+
+def merge_heads(O):
+    """(..., n_heads, n, d_head) -> (..., n, n_heads * d_head), heads side by side in order."""
+    O = np.swapaxes(O, -3, -2)  # (..., n, n_heads, d_head)
+    return O.reshape(*O.shape[:-2], -1)
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    """n_heads attention heads side by side, concatenated, then @ Wo.
+
+    X (n, d_model); Wq, Wk, Wv (d_model, n_heads * d_head); Wo (n_heads * d_head, d_model).
+    Head h uses columns h*d_head:(h+1)*d_head of Wq, Wk and Wv. Returns (n, d_model).
+    """
+    X = as_float_array("X", X, 2, "(n, d_model)")
+    n_heads = as_positive_int("n_heads", n_heads)
+    Ws = {}
+    for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
+        Ws[name] = as_float_array(name, W, 2, "(d_model, n_heads * d_head)")
+        check_inner("X", X.shape, name, Ws[name].shape)
+        if Ws[name].shape[1] % n_heads:
+            raise ValueError(f"n_heads={n_heads} does not divide the {Ws[name].shape[1]} columns of "
+                             f"{name} {Ws[name].shape} (d_model={X.shape[1]})")
+    if Ws["Wq"].shape[1] != Ws["Wk"].shape[1]:
+        raise ValueError(f"Wq and Wk must have the same width, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
+    Wo = as_float_array("Wo", Wo, 2, "(n_heads * d_head, d_model)")
+    check_inner("concatenated heads", (X.shape[0], Ws["Wv"].shape[1]), "Wo", Wo.shape)
+    Q = split_heads(X @ Ws["Wq"], n_heads)  # (n_heads, n, d_head)
+    K = split_heads(X @ Ws["Wk"], n_heads)  # (n_heads, n, d_head)
+    V = split_heads(X @ Ws["Wv"], n_heads)  # (n_heads, n, d_v)
+    O = attend(Q, K, V, causal)  # (n_heads, n, d_v)
+    return merge_heads(O) @ Wo  # (n, d_model)
+
+
+def tiled_attention(Q, K, V, causal=True, block=64):
+    """The same O as attention(Q, K, V, causal), computed block by block.
+
+    For each block of queries, walk over blocks of keys keeping a running row max
+    m, a running sum l of exp(s - m) and a running output acc. When a new block
+    raises the max, the old sums are rescaled by exp(m_old - m_new). Memory holds
+    one (block, block) score tile at a time, never the (n_q, n_k) matrix.
+    """
+    Q, K, V = _check_qkv(Q, K, V, causal)
+    block = as_positive_int("block", block)
+    n_q, n_k = Q.shape[0], K.shape[0]
+    offset = n_k - n_q
+    dtype = np.result_type(Q, K, V)
+    scale = 1.0 / np.sqrt(Q.shape[1])
+    O = np.empty((n_q, V.shape[1]), dtype=dtype)  # (n_q, d_v)
+    for q0 in range(0, n_q, block):
+        Qb = Q[q0:q0 + block] * scale  # (bq, d)
+        bq = Qb.shape[0]
+        m = np.full((bq, 1), -np.inf, dtype=dtype)  # running max
+        l = np.zeros((bq, 1), dtype=dtype)  # running sum of exp
+        acc = np.zeros((bq, V.shape[1]), dtype=dtype)  # running sum of exp * V
+        k_end = min(n_k, offset + q0 + bq) if causal else n_k  # keys past this are all future
+        for k0 in range(0, k_end, block):
+            S = Qb @ K[k0:k0 + block].T  # (bq, bk)
+            if causal and k0 + S.shape[1] > offset + q0 + 1:  # tile touches the diagonal
+                rows = offset + q0 + np.arange(bq)[:, None]
+                cols = k0 + np.arange(S.shape[1])[None, :]
+                S[cols > rows] = -np.inf
+            m_new = np.maximum(m, S.max(axis=1, keepdims=True))
+            P = np.exp(S - m_new)  # (bq, bk)
+            rescale = np.exp(m - m_new)
+            l = l * rescale + P.sum(axis=1, keepdims=True)
+            acc = acc * rescale + P @ V[k0:k0 + block]
+            m = m_new
+        O[q0:q0 + bq] = acc / l
+    return O

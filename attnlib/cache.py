@@ -1,0 +1,42 @@
+"""Notebook 11: generation with a KV cache.
+
+When a model generates one token at a time, the keys and values of earlier tokens
+never change. Keeping them in a cache means each new token costs one query row
+against t cached rows, O(t), instead of recomputing all t x t scores.
+"""
+import numpy as np
+
+from ._validate import as_float_array, as_positive_int
+from .mixing import softmax
+
+
+def attend_step(q, K_cache, V_cache):
+    """One new query against the cache: q (d,), K_cache (t, d), V_cache (t, d_v) -> (d_v,).
+
+    The cache already holds the new token's own k and v (as its last row), so no
+    mask is needed: every cached position is in the past or present.
+    """
+    q = as_float_array("q", q, 1, "(d,)")
+    K_cache = as_float_array("K_cache", K_cache, 2, "(t, d)")
+    V_cache = as_float_array("V_cache", V_cache, 2, "(t, d_v)")
+    if q.shape[0] != K_cache.shape[1]:
+        raise ValueError(f"q has d={q.shape[0]} but K_cache has d={K_cache.shape[1]} "
+                         f"(q {q.shape}, K_cache {K_cache.shape})")
+    if K_cache.shape[0] != V_cache.shape[0]:
+        raise ValueError(f"K_cache has {K_cache.shape[0]} rows but V_cache has {V_cache.shape[0]} "
+                         f"(K_cache {K_cache.shape}, V_cache {V_cache.shape})")
+    s = K_cache @ q / np.sqrt(q.shape[0])  # (t,)
+    a = softmax(s)  # (t,)
+    return a @ V_cache  # (d_v,)
+
+
+def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
+    """Memory of a KV cache: 2 (K and V) * layers * heads * d_head * tokens * batch * bytes.
+
+    bytes_per_value is 2 for float16/bfloat16, 4 for float32. For grouped-query
+    attention pass the number of K/V heads as n_heads.
+    """
+    sizes = [as_positive_int(name, value) for name, value in (
+        ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head),
+        ("seq_len", seq_len), ("batch", batch), ("bytes_per_value", bytes_per_value))]
+    return 2 * int(np.prod(sizes, dtype=object))

@@ -1,0 +1,69 @@
+"""Re-execute notebooks in a fresh kernel and store their outputs.
+
+    python tools/refresh_notebooks.py                 # every notebook in notebooks/ and solutions/
+    python tools/refresh_notebooks.py notebooks/04_mixing_rows.ipynb
+
+Each notebook runs top to bottom from its own folder, exactly as a learner (and
+nbval) would run it. The tool strips metadata.widgets (widget state is
+per-run noise), fails on any error or stderr output, and prints a table of cell
+counts and execution times.
+"""
+import argparse
+import pathlib
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FOLDERS = ("notebooks", "solutions")
+
+
+def problems(nb):
+    """Error or stderr outputs in an executed notebook, as strings."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        src = cell.get("source", "")
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error" and "NBVAL_RAISES_EXCEPTION" not in src:
+                found.append(f"cell {i}: {out.get('ename')}: {out.get('evalue')}")
+            if out.get("name") == "stderr":
+                found.append(f"cell {i}: wrote to stderr: {''.join(out.get('text', ''))[:200]!r}")
+    return found
+
+
+def refresh(path, timeout=600):
+    """Execute one notebook in place; return (n_cells, seconds, problems)."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            allow_errors=True, resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    nb.metadata.pop("widgets", None)
+    found = problems(nb)
+    if not found:
+        nbformat.write(nb, path)
+    return len(nb.cells), seconds, found
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", help="notebooks to refresh (default: all)")
+    args = parser.parse_args(argv)
+    paths = [pathlib.Path(p).resolve() for p in args.paths] or sorted(
+        p for folder in FOLDERS for p in (ROOT / folder).glob("*.ipynb"))
+    failed = False
+    print(f"{'notebook':42} {'cells':>5} {'seconds':>8}")
+    for path in paths:
+        n_cells, seconds, found = refresh(path)
+        print(f"{str(path.relative_to(ROOT)):42} {n_cells:5d} {seconds:8.1f}")
+        for line in found:
+            failed = True
+            print(f"    NOT SAVED: {line}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
