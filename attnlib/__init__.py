@@ -8,6 +8,10 @@ One module per idea, in course order:
     attention    scores, one head, many heads, tiled        (notebooks 05-07)
     layers       layer norm, GELU, MLP, the block           (notebook 08)
     cache        one cached generation step, cache size     (notebook 11)
+    model        TinyLM: forward, backward, KV-cache generate (notebooks 08-11)
+    optim        Adam with weight decay and gradient clipping
+    train        the training loop and ready-made experiments
+    data         the essay's example, toy tasks, a tokenizer
 
 The viewers (attnlib.viz, attnlib.widgets) and the exercise checks
 (attnlib.checks) are imported on their own; the maths never imports them.
@@ -18,6 +22,7 @@ from .attention import (similarity, attention_weights, attention, self_attention
                         multi_head_attention, tiled_attention)
 from .layers import layer_norm, gelu, transformer_block, next_token_logits
 from .cache import attend_step, kv_cache_bytes
+from .model import TinyLM, KVCache
 
 __version__ = "0.1.0"
 
@@ -28,4 +33,5 @@ __all__ = [
     "tiled_attention",
     "layer_norm", "gelu", "transformer_block", "next_token_logits",
     "attend_step", "kv_cache_bytes",
+    "TinyLM", "KVCache",
 ]
