@@ -1,0 +1,100 @@
+"""Parity with PyTorch CPU, an independent implementation (extra "parity").
+
+Skips with a reason where torch is not installed; CI installs it, so these run there.
+"""
+import numpy as np
+import pytest
+
+import attnlib as at
+from helpers import need, rng
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = need("torch", "install the parity extra: pip install -r requirements-parity.txt")
+    torch.manual_seed(0)
+    return torch
+
+
+def t64(torch, a):
+    return torch.tensor(a, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_scaled_dot_product_attention(torch, causal):
+    r = rng(1)
+    Q, K, V = r.normal(size=(7, 5)), r.normal(size=(7, 5)), r.normal(size=(7, 3))
+    expected = torch.nn.functional.scaled_dot_product_attention(t64(torch, Q), t64(torch, K), t64(torch, V),
+                                                                is_causal=causal).numpy()
+    np.testing.assert_allclose(at.attention(Q, K, V, causal=causal), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(at.tiled_attention(Q, K, V, causal=causal, block=3), expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_multi_head_attention_matches_nn_multiheadattention(torch, causal):
+    r = rng(2)
+    n, d_model, n_heads = 6, 8, 2
+    X = r.normal(size=(n, d_model))
+    Wq, Wk, Wv, Wo = (r.normal(size=(d_model, d_model)) / 3 for _ in range(4))
+    mha = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():  # torch stores weights as (out, in): ours transposed
+        mha.in_proj_weight.copy_(t64(torch, np.concatenate([Wq.T, Wk.T, Wv.T], axis=0)))
+        mha.out_proj.weight.copy_(t64(torch, Wo.T))
+    mask = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1) if causal else None
+    x = t64(torch, X)[None]
+    expected, _ = mha(x, x, x, attn_mask=mask, need_weights=False)
+    np.testing.assert_allclose(at.multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=causal),
+                               expected[0].detach().numpy(), rtol=1e-11, atol=1e-13)
+
+
+def test_layer_norm(torch):
+    r = rng(3)
+    X, g, b = r.normal(size=(4, 6)) * 3 + 1, r.normal(size=6), r.normal(size=6)
+    expected = torch.nn.functional.layer_norm(t64(torch, X), (6,), t64(torch, g), t64(torch, b), eps=1e-5)
+    np.testing.assert_allclose(at.layer_norm(X, g, b), expected.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_tanh_gelu(torch):
+    X = np.linspace(-8, 8, 101)
+    expected = torch.nn.functional.gelu(t64(torch, X), approximate="tanh").numpy()
+    np.testing.assert_allclose(at.gelu(X), expected, rtol=1e-12, atol=1e-15)
+
+
+class TorchBlock:
+    """A pre-LN block built from torch modules, loaded from the same parameters."""
+
+    def __init__(self, torch, p, n_heads):
+        nn, d = torch.nn, p["Wq"].shape[0]
+        kw = dict(dtype=torch.float64)
+        self.ln1, self.ln2 = nn.LayerNorm(d, **kw), nn.LayerNorm(d, **kw)
+        self.attn = nn.MultiheadAttention(d, n_heads, bias=False, batch_first=True, **kw)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d, **kw), nn.Linear(4 * d, d, **kw)
+        self.gelu = nn.GELU(approximate="tanh")
+        T = lambda a: torch.tensor(a, dtype=torch.float64)  # noqa: E731
+        with torch.no_grad():
+            self.ln1.weight.copy_(T(p["ln1_g"])); self.ln1.bias.copy_(T(p["ln1_b"]))  # noqa: E702
+            self.ln2.weight.copy_(T(p["ln2_g"])); self.ln2.bias.copy_(T(p["ln2_b"]))  # noqa: E702
+            self.attn.in_proj_weight.copy_(T(np.concatenate([p["Wq"].T, p["Wk"].T, p["Wv"].T])))
+            self.attn.out_proj.weight.copy_(T(p["Wo"].T))
+            self.fc1.weight.copy_(T(p["W1"].T)); self.fc1.bias.copy_(T(p["b1"]))  # noqa: E702
+            self.fc2.weight.copy_(T(p["W2"].T)); self.fc2.bias.copy_(T(p["b2"]))  # noqa: E702
+        self.torch = torch
+
+    def __call__(self, x, causal):
+        n = x.shape[1]
+        mask = self.torch.triu(self.torch.ones(n, n, dtype=self.torch.bool), diagonal=1) if causal else None
+        h = self.ln1(x)
+        y = x + self.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
+        return y + self.fc2(self.gelu(self.fc1(self.ln2(y))))
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_pre_ln_block(torch, causal):
+    r = rng(4)
+    d, n_heads, n = 8, 2, 5
+    p = {k: r.normal(size=d) * 0.2 + (1.0 if k.endswith("_g") else 0.0) for k in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "b2")}
+    p.update({k: r.normal(size=(d, d)) / 3 for k in ("Wq", "Wk", "Wv", "Wo")})
+    p.update(W1=r.normal(size=(d, 4 * d)) / 3, b1=r.normal(size=4 * d) * 0.2, W2=r.normal(size=(4 * d, d)) / 6)
+    X = r.normal(size=(n, d))
+    expected = TorchBlock(torch, p, n_heads)(t64(torch, X)[None], causal)[0].detach().numpy()
+    np.testing.assert_allclose(at.transformer_block(X, p, n_heads, causal=causal), expected, rtol=1e-11, atol=1e-12)
