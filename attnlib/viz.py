@@ -1,0 +1,390 @@
+"""Static views: essay-style matrix tables (HTML) and matplotlib figures.
+
+    matrix(M, rows, cols, title)        a labelled table, a number and a colour per cell
+    equation(a, "×", b, "=", c)         tables side by side with operators, aligned on rows
+    matmul_step(L, R, i, j)             one cell of L @ R with its dot product written out
+    heatmap(M, rows, cols, title)       a matplotlib Figure, for matrices above ~16 tokens
+    heads_grid(A_stack, tokens)         one heatmap per (layer, head)
+    curves({label: values}, ...)        line plots: loss curves, time per token
+
+The HTML views are IPython.display.HTML subclasses. They keep their numbers, so a
+test can inspect them without parsing: `.data` is the float array shown, `.rows`
+and `.cols` the labels, `.html` the markup (also `str(view)`). Markup conventions:
+`<table class="ra-matrix" data-name=...>`, value cells `<td class="ra-cell"
+data-value=...>`, -inf cells also `ra-neginf` (shown as −∞), exact zeros `ra-zero`.
+
+Colours come from a blue (positive) / orange (negative) diverging scale, safe for
+the common colour-vision deficiencies; `vmax` fixes the scale so that several
+tables can be compared. Colour is never the only channel: every value is printed.
+Everything is inline (no scripts, no fonts, no URLs), so it renders offline and
+in static HTML.
+"""
+import html as _html
+
+import numpy as np
+from IPython.display import HTML
+
+POSITIVE = (33, 102, 172)   # blue
+NEGATIVE = (230, 97, 1)     # orange
+HIGHLIGHT = "#c51b7d"       # magenta outline for the cell being computed
+FONT = "font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"
+MINUS = "\u2212"
+
+CSS = f"""<style>
+.ra-view {{color:#111;{FONT};line-height:1.25}}
+.ra-view table.ra-matrix {{border-collapse:collapse;margin:0}}
+.ra-view .ra-matrix td, .ra-view .ra-matrix th {{padding:2px 6px;text-align:right;border:1px solid #e4e4e4;
+  height:20px;white-space:nowrap}}
+.ra-view .ra-matrix th {{background:#f6f6f6;font-weight:normal;color:#444}}
+.ra-view .ra-matrix th.ra-row {{text-align:left}}
+</style>"""
+
+
+# ----------------------------------------------------------------------------
+# checks and formatting
+
+def _as_matrix(name, M):
+    """M as a 2-D float array (inf and NaN allowed: a view shows what it is given)."""
+    arr = np.asarray(M)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        raise ValueError(f"{name} must be 2-D, got shape {arr.shape}; "
+                         f"show a vector as one row with {name}[None, :]")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (rows, cols), got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    return arr.astype(np.float64)
+
+
+def _labels(what, labels, size, M_shape):
+    if labels is None:
+        return [str(i) for i in range(size)]
+    labels = [str(s) for s in labels]
+    if len(labels) != size:
+        axis = "rows" if what == "rows" else "columns"
+        raise ValueError(f"{what} has {len(labels)} labels but the matrix has {size} {axis} "
+                         f"(matrix shape {M_shape})")
+    return labels
+
+
+def fmt(v, precision=2):
+    """A value as the tables print it: −∞ for -inf, a real minus sign, no '-0.00'."""
+    if np.isnan(v):
+        return "NaN"
+    if np.isinf(v):
+        return "+∞" if v > 0 else f"{MINUS}∞"
+    s = f"{v:.{precision}f}"
+    if s.lstrip("-").strip("0.") == "":  # rounds to zero: drop the sign
+        s = s.lstrip("-")
+    return s.replace("-", MINUS)
+
+
+def _mix(rgb, t):
+    """White blended toward rgb by t in [0, 1], as a CSS colour."""
+    r, g, b = (round(255 + (c - 255) * t) for c in rgb)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def cell_colour(v, vmax):
+    """(background, text colour) for a finite value on the scale [-vmax, vmax]."""
+    t = min(abs(v) / vmax, 1.0) * 0.85 if vmax > 0 else 0.0
+    bg = _mix(POSITIVE if v > 0 else NEGATIVE, t)
+    return bg, ("#fff" if t > 0.55 else "#111")
+
+
+def _scale(data, vmax):
+    if vmax is not None:
+        vmax = float(vmax)
+        if not vmax > 0:
+            raise ValueError(f"vmax must be > 0, got {vmax}")
+        return vmax
+    finite = np.abs(data[np.isfinite(data)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
+def _td(v, vmax, precision, ring=None):
+    """One value cell. ring: None, 'line' (row/column in use) or 'target' (the result cell)."""
+    classes = ["ra-cell"]
+    style = ""
+    if np.isneginf(v):
+        classes.append("ra-neginf")
+        style += ("background:repeating-linear-gradient(135deg,#d9d9d9 0 4px,#cacaca 4px 8px);"
+                  "color:#555;")
+    elif np.isnan(v) or np.isinf(v):
+        classes.append("ra-nonfinite")
+        style += "background:#fff;color:#b00;font-weight:bold;"
+    elif v == 0:
+        classes.append("ra-zero")
+        style += "background:#fff;color:#a0a0a0;"
+    else:
+        bg, fg = cell_colour(v, vmax)
+        style += f"background:{bg};color:{fg};"
+    if ring == "line":
+        classes.append("ra-hl")
+        style += "box-shadow:inset 0 0 0 2px #333;font-weight:bold;"
+    elif ring == "target":
+        classes.append("ra-hl-target")
+        style += f"box-shadow:inset 0 0 0 3px {HIGHLIGHT};font-weight:bold;"
+    text = "0" if v == 0 else fmt(v, precision)
+    value = "-inf" if np.isneginf(v) else ("inf" if np.isposinf(v) else repr(float(v)))
+    return f'<td class="{" ".join(classes)}" data-value="{value}" style="{style}">{text}</td>'
+
+
+# ----------------------------------------------------------------------------
+# HTML views
+
+class View(HTML):
+    """An HTML display object that keeps its markup in `.html` (and `str(view)`)."""
+
+    def __init__(self, html):
+        self.html = html
+        super().__init__(html)
+
+    def _repr_html_(self):
+        return self.html
+
+    def __html__(self):
+        return self.html
+
+    def __str__(self):
+        return self.html
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+def _esc(s):
+    return _html.escape(str(s))
+
+
+class MatrixView(View):
+    """A labelled matrix table. `.data` (rows, cols) floats, `.rows`, `.cols`, `.title`, `.vmax`."""
+
+    def __init__(self, data, rows, cols, title, name, precision, vmax, body):
+        self.data, self.rows, self.cols, self.title = data, rows, cols, title
+        self.name, self.precision, self.vmax, self.body = name, precision, vmax, body
+        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
+        self.data = data  # HTML.__init__ stored the markup in .data; keep the numbers there
+
+
+def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=None,
+           highlight_rows=(), highlight_cols=(), highlight_cells=(), target=None):
+    """A labelled table of M (rows, cols): one printed value and one colour per cell.
+
+    rows / cols: labels (tokens) for the rows / columns, default 0, 1, ...
+    vmax: the colour scale runs over [-vmax, vmax]; pass the same vmax to compare tables.
+    name: the table's data-name (default: the title). highlight_rows / highlight_cols /
+    highlight_cells ((i, j) pairs) get a dark ring; target (i, j) gets a magenta ring.
+    """
+    data = _as_matrix("M", M)
+    n, m = data.shape
+    rows = _labels("rows", rows, n, data.shape)
+    cols = _labels("cols", cols, m, data.shape)
+    precision = int(precision)
+    scale = _scale(data, vmax)
+    name = title if name is None else name
+    hr, hc = set(highlight_rows), set(highlight_cols)
+    hcells = {tuple(c) for c in highlight_cells}
+    head = "".join(f'<th class="ra-col">{_esc(c)}</th>' for c in cols)
+    lines = [f'<tr><th></th>{head}</tr>']
+    for i in range(n):
+        tds = []
+        for j in range(m):
+            ring = "target" if target is not None and (i, j) == tuple(target) else \
+                "line" if (i in hr or j in hc or (i, j) in hcells) else None
+            tds.append(_td(data[i, j], scale, precision, ring))
+        lines.append(f'<tr><th class="ra-row">{_esc(rows[i])}</th>{"".join(tds)}</tr>')
+    title_html = (f'<b>{_esc(title)}</b> ' if title else "") + \
+        f'<span style="color:#888">({n}\u00d7{m})</span>'
+    body = (f'<div class="ra-block" style="display:inline-block;vertical-align:top">'
+            f'<div class="ra-title" style="height:20px;white-space:nowrap">{title_html}</div>'
+            f'<table class="ra-matrix" data-name="{_esc(name or "")}" '
+            f'style="border-collapse:collapse;{FONT}">{"".join(lines)}</table></div>')
+    return MatrixView(data, rows, cols, title, name, precision, scale, body)
+
+
+class EquationView(View):
+    """Tables and operators side by side. `.items`: the MatrixViews and operator strings."""
+
+    def __init__(self, items, body):
+        self.items = items
+        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
+
+
+def _op(text):
+    return (f'<div class="ra-op" style="align-self:center;font-size:20px;padding:0 2px;'
+            f'color:#333;white-space:nowrap">{_esc(text)}</div>')
+
+
+def equation(*items):
+    """Lay out matrix views (or arrays) and operator strings in one row: A, "×", V, "=", O.
+
+    Tables are top-aligned and share row heights, so row i of A sits beside row i of O.
+    """
+    if not items:
+        raise ValueError("equation needs at least one item")
+    parts, kept = [], []
+    for k, item in enumerate(items):
+        if isinstance(item, str):
+            parts.append(_op(item))
+        elif isinstance(item, MatrixView):
+            parts.append(item.body)
+        elif isinstance(item, EquationView):
+            parts.append(item.body)
+        elif isinstance(item, np.ndarray):
+            item = matrix(item)
+            parts.append(item.body)
+        else:
+            raise ValueError(f"equation item {k} must be a matrix view, an array or an operator "
+                             f"string, got {type(item).__name__}")
+        kept.append(item)
+    body = ('<div class="ra-equation" style="display:flex;flex-wrap:wrap;align-items:flex-start;'
+            f'gap:8px">{"".join(parts)}</div>')
+    view = EquationView(kept, body)
+    view.body = body
+    return view
+
+
+class MatmulStepView(View):
+    """One cell of L @ R. `.data` the full product, `.i`, `.j`, `.terms` (L[i,t] R[t,j]), `.value`."""
+
+
+def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "O"),
+                precision=2, vmax=None):
+    """Row i of L and column j of R highlighted, cell (i, j) of O = L @ R ringed,
+    and the dot product written out: O[i, j] = L[i,0]·R[0,j] + ... = value.
+
+    L (n, k), R (k, m). rows: n labels, cols: m labels, inner: k labels.
+    """
+    L, R = _as_matrix("L", L), _as_matrix("R", R)
+    if L.shape[1] != R.shape[0]:
+        raise ValueError(f"L has {L.shape[1]} columns but R has {R.shape[0]} rows (L {L.shape}, R {R.shape})")
+    n, m = L.shape[0], R.shape[1]
+    for what, idx, size in (("i", i, n), ("j", j, m)):
+        if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)) or not 0 <= idx < size:
+            raise ValueError(f"{what} must be an integer in [0, {size}), got {idx!r} (L {L.shape}, R {R.shape})")
+    i, j = int(i), int(j)
+    O = L @ R  # (n, m)
+    terms = L[i] * R[:, j]  # (k,)
+    ln, rn, on = names
+    lv = matrix(L, rows, inner, ln, precision, vmax, highlight_rows=[i])
+    rv = matrix(R, inner, cols, rn, precision, vmax, highlight_cols=[j])
+    ov = matrix(O, rows, cols, on, precision, vmax, target=(i, j))
+    shown = [f"{fmt(a, precision)}\u00b7{fmt(b, precision)}" for a, b in zip(L[i], R[:, j])]
+    if len(shown) > 12:
+        shown = shown[:6] + [f"\u2026 ({len(shown) - 12} more) \u2026"] + shown[-6:]
+    label = f"{_esc(on)}[{_esc(ov.rows[i])}, {_esc(ov.cols[j])}]"
+    sum_text = (f'<div class="ra-dot" style="margin-top:6px">{label} = '
+                f'{" + ".join(_esc(s) for s in shown)} = <b>{fmt(O[i, j], precision)}</b></div>')
+    eq = equation(lv, "\u00d7", rv, "=", ov)
+    view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step">{eq.body}{sum_text}</div>')
+    view.data, view.i, view.j, view.terms, view.value = O, i, j, terms, float(O[i, j])
+    view.left, view.right, view.result = lv, rv, ov
+    return view
+
+
+# ----------------------------------------------------------------------------
+# matplotlib figures (imported lazily: the tables do not need matplotlib)
+
+def colormap():
+    """The tables' diverging scale as a matplotlib colormap; -inf ('bad') is grey."""
+    from matplotlib.colors import LinearSegmentedColormap
+    neg = tuple(255 + (c - 255) * 0.85 for c in NEGATIVE)
+    pos = tuple(255 + (c - 255) * 0.85 for c in POSITIVE)
+    cmap = LinearSegmentedColormap.from_list(
+        "attnlib", [tuple(c / 255 for c in neg), (1, 1, 1), tuple(c / 255 for c in pos)])
+    cmap.set_bad("#cfcfcf")
+    return cmap
+
+
+def _imshow(ax, data, vmax):
+    masked = np.ma.masked_invalid(data)
+    return ax.imshow(masked, cmap=colormap(), vmin=-vmax, vmax=vmax, interpolation="nearest")
+
+
+def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
+    """A matplotlib Figure of M with token labels; -inf cells are grey.
+
+    annotate: print values in the cells (default: when M is at most 16 x 16).
+    The array shown is kept as `fig.ra_data`.
+    """
+    from matplotlib.figure import Figure
+    data = _as_matrix("M", M)
+    n, m = data.shape
+    rows = _labels("rows", rows, n, data.shape)
+    cols = _labels("cols", cols, m, data.shape)
+    scale = _scale(data, vmax)
+    size = min(max(0.32 * max(n, m) + 1.5, 3.0), 12.0)
+    fig = Figure(figsize=(size * max(m / max(n, m), 0.5) + 1.0, size * max(n / max(n, m), 0.5)),
+                 layout="constrained")
+    ax = fig.add_subplot()
+    im = _imshow(ax, data, scale)
+    ax.set_yticks(range(n), rows, fontsize=8)
+    ax.set_xticks(range(m), cols, fontsize=8, rotation=90 if m > 8 else 0)
+    if title:
+        ax.set_title(title)
+    if annotate is None:
+        annotate = max(n, m) <= 16
+    if annotate:
+        for (r, c), v in np.ndenumerate(data):
+            ax.text(c, r, fmt(v, 1) if np.isfinite(v) else f"{MINUS}∞", ha="center", va="center",
+                    fontsize=7, color="#111")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.ra_data = data
+    return fig
+
+
+def heads_grid(A_stack, tokens, title=None):
+    """One attention map per (layer, head): A_stack (n_layers, n_heads, n, n) -> Figure."""
+    from matplotlib.figure import Figure
+    A_stack = np.asarray(A_stack, dtype=np.float64)
+    if A_stack.ndim != 4 or A_stack.shape[2] != A_stack.shape[3]:
+        raise ValueError(f"A_stack must have shape (n_layers, n_heads, n, n), got {A_stack.shape}")
+    n_layers, n_heads, n, _ = A_stack.shape
+    tokens = _labels("tokens", tokens, n, A_stack.shape[2:])
+    cell = min(max(0.16 * n + 0.8, 1.6), 3.2)
+    fig = Figure(figsize=(cell * n_heads + 0.8, cell * n_layers + 0.4), layout="constrained")
+    axes = fig.subplots(n_layers, n_heads, squeeze=False)
+    for l in range(n_layers):
+        for h in range(n_heads):
+            ax = axes[l, h]
+            im = _imshow(ax, A_stack[l, h], 1.0)
+            ax.set_title(f"layer {l}, head {h}", fontsize=8)
+            ax.set_xticks(range(n), tokens if l == n_layers - 1 else [], fontsize=6, rotation=90)
+            ax.set_yticks(range(n), tokens if h == 0 else [], fontsize=6)
+    fig.colorbar(im, ax=axes, shrink=0.6)
+    if title:
+        fig.suptitle(title)
+    fig.ra_data = A_stack
+    return fig
+
+
+def curves(series, xlabel="step", ylabel="", title=None, logy=False):
+    """Line plots from {label: values} or {label: (x, values)} -> Figure."""
+    from matplotlib.figure import Figure
+    if not isinstance(series, dict) or not series:
+        raise ValueError("series must be a non-empty dict {label: values}")
+    fig = Figure(figsize=(6, 3.2), layout="constrained")
+    ax = fig.add_subplot()
+    for label, values in series.items():
+        if isinstance(values, tuple) and len(values) == 2:
+            x, y = np.asarray(values[0], dtype=float), np.asarray(values[1], dtype=float)
+        else:
+            y = np.asarray(values, dtype=float)
+            x = np.arange(len(y))
+        if y.ndim != 1 or x.shape != y.shape:
+            raise ValueError(f"series {label!r} must be 1-D values (or x, values of one length), "
+                             f"got x {x.shape}, values {y.shape}")
+        ax.plot(x, y, label=str(label), marker="o" if len(y) <= 30 else None, markersize=3)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.ra_data = dict(series)
+    return fig
