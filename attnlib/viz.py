@@ -81,6 +81,10 @@ def fmt(v, precision=2):
     return s.replace("-", MINUS)
 
 
+def _paren(text):
+    return f"({text})" if text.startswith(MINUS) else text
+
+
 def _mix(rgb, t):
     """White blended toward rgb by t in [0, 1], as a CSS colour."""
     r, g, b = (round(255 + (c - 255) * t) for c in rgb)
@@ -272,7 +276,7 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
     lv = matrix(L, rows, inner, ln, precision, vmax, highlight_rows=[i])
     rv = matrix(R, inner, cols, rn, precision, vmax, highlight_cols=[j])
     ov = matrix(O, rows, cols, on, precision, vmax, target=(i, j))
-    shown = [f"{fmt(a, precision)}\u00b7{fmt(b, precision)}" for a, b in zip(L[i], R[:, j])]
+    shown = [f"{fmt(a, precision)}\u00b7{_paren(fmt(b, precision))}" for a, b in zip(L[i], R[:, j])]
     if len(shown) > 12:
         shown = shown[:6] + [f"\u2026 ({len(shown) - 12} more) \u2026"] + shown[-6:]
     label = f"{_esc(on)}[{_esc(ov.rows[i])}, {_esc(ov.cols[j])}]"
@@ -295,8 +299,7 @@ def colormap():
     pos = tuple(255 + (c - 255) * 0.85 for c in POSITIVE)
     cmap = LinearSegmentedColormap.from_list(
         "attnlib", [tuple(c / 255 for c in neg), (1, 1, 1), tuple(c / 255 for c in pos)])
-    cmap.set_bad("#cfcfcf")
-    return cmap
+    return cmap.with_extremes(bad="#cfcfcf")
 
 
 def _imshow(ax, data, vmax):
