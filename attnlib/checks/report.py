@@ -1,0 +1,163 @@
+"""The three outcomes of a check, as HTML (notebooks) and plain text (terminals).
+
+CSS hooks used by the browser tests: the container has class `ra-check` plus
+`ra-pass`, `ra-fail` or `ra-not-attempted` and `data-exercise="<name>"`; the
+diagnosis element has class `ra-diagnosis` and `data-diagnosis="<id>"`; matrices
+are `table.ra-matrix[data-name]` with `td.ra-cell[data-value]` (`ra-neginf` for -inf).
+"""
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .diagnoses import explain
+
+_BOX = "border-left:4px solid {c};background:{bg};padding:6px 10px;margin:4px 0;font-family:sans-serif"
+_COLOURS = {"pass": ("#2e7d32", "#e8f5e9"), "fail": ("#c62828", "#ffebee"), "not-attempted": ("#9e9e9e", "#f5f5f5")}
+
+
+@dataclass
+class Report:
+    """Result of check(name, fn). Truthy only when passed."""
+    name: str
+    status: str                       # "pass", "fail", "not-attempted"
+    summary: str = ""
+    diagnosis: str = None
+    problems: list = field(default_factory=list)   # plain-text findings, most important first
+    probe: str = ""                   # description of the failing probe
+    got: object = None
+    expected: object = None
+    rows: list = None
+    cols: list = None
+    hints: tuple = ("", "")
+    formula: str = ""
+
+    def __bool__(self):
+        return self.status == "pass"
+
+    @property
+    def passed(self):
+        return self.status == "pass"
+
+    # -- plain text ---------------------------------------------------------
+    def text(self):
+        if self.status == "pass":
+            return f"✓ {self.name} passed: {self.summary}"
+        if self.status == "not-attempted":
+            return (f"… {self.name}: not attempted yet. Replace the `raise NotImplementedError` line "
+                    "with your code, then run this check again.")
+        lines = [f"✗ {self.name} failed on probe {self.probe}"]
+        lines += [f"  - {p}" for p in self.problems]
+        if self.diagnosis:
+            lines.append(f"  diagnosis {self.diagnosis}: {explain(self.diagnosis)}")
+        if self.hints[0]:
+            lines.append(f"  hint: {self.hints[0]}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return self.text()
+
+    # -- HTML ---------------------------------------------------------------
+    def _repr_html_(self):
+        c, bg = _COLOURS[self.status]
+        head = (f'<div class="ra-check ra-{self.status}" data-exercise="{self.name}" '
+                f'style="{_BOX.format(c=c, bg=bg)}">')
+        if self.status == "pass":
+            return head + f'<b style="color:{c}">✓ {self.name} passed</b>: {html.escape(self.summary)}</div>'
+        if self.status == "not-attempted":
+            return head + (f'<b style="color:#616161">… {self.name}: not attempted yet</b>. Replace the '
+                           '<code>raise NotImplementedError</code> line with your code, then run this cell again.</div>')
+        parts = [head, f'<b style="color:{c}">✗ {self.name} failed</b> on probe <code>{html.escape(self.probe)}</code>']
+        parts.append("<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in self.problems) + "</ul>")
+        parts.append(self._comparison_html())
+        if self.diagnosis:
+            parts.append(f'<div class="ra-diagnosis" data-diagnosis="{self.diagnosis}"><b>Diagnosis '
+                         f'<code>{self.diagnosis}</code></b>: {html.escape(explain(self.diagnosis))}</div>')
+        else:
+            parts.append('<div class="ra-diagnosis" data-diagnosis="">No known mistake matches; compare your '
+                         'values with the expected ones.</div>')
+        parts.append(_details("Hint 1", html.escape(self.hints[0])))
+        parts.append(_details("Hint 2", html.escape(self.hints[1])))
+        parts.append(_details("Solution: the values your function should return",
+                              f"<code>{html.escape(self.formula)}</code>" + self._expected_html()))
+        return "".join(parts) + "</div>"
+
+    def _arrays(self):
+        got, exp = self.got, self.expected
+        if not isinstance(exp, np.ndarray) or not isinstance(got, np.ndarray) or got.shape != exp.shape \
+                or got.dtype.kind not in "fiu":
+            return None
+        return got.astype(float), exp.astype(float)
+
+    def _comparison_html(self):
+        pair = self._arrays()
+        if pair is None:
+            return ""
+        got, exp = pair
+        ok = _ok_mask(got, exp)
+        if got.ndim <= 2 and max(got.shape, default=0) <= 12:
+            g2, e2, k2 = (np.atleast_2d(a) for a in (got, exp, ok))
+            rows = self.rows if self.rows and len(self.rows) == g2.shape[0] else [str(i) for i in range(g2.shape[0])]
+            cols = self.cols if self.cols and len(self.cols) == g2.shape[1] else [str(j) for j in range(g2.shape[1])]
+            head = "<tr><th></th>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr>"
+            body = ""
+            for i, r in enumerate(rows):
+                cells = "".join(
+                    f'<td class="{"ra-ok" if k2[i, j] else "ra-bad"}" title="got {_fmt(g2[i, j])}, expected '
+                    f'{_fmt(e2[i, j])}" style="text-align:center;color:{"#2e7d32" if k2[i, j] else "#c62828"}">'
+                    f'{"✓" if k2[i, j] else "✗"}</td>' for j in range(g2.shape[1]))
+                body += f"<tr><th>{html.escape(r)}</th>{cells}</tr>"
+            return (f'<div>{int((~ok).sum())} of {ok.size} entries wrong (hover a cell for got/expected):</div>'
+                    f'<table class="ra-grid">{head}{body}</table>')
+        idx = np.argsort(-np.nan_to_num(np.abs(got - exp), nan=np.inf, posinf=np.inf).ravel())[:5]
+        rows = "".join(f"<tr><td>{tuple(int(i) for i in np.unravel_index(k, got.shape))}</td>"
+                       f"<td>{_fmt(got.ravel()[k])}</td><td>{_fmt(exp.ravel()[k])}</td></tr>" for k in idx)
+        return ('<div>worst entries:</div><table class="ra-worst"><tr><th>index</th><th>got</th>'
+                f'<th>expected</th></tr>{rows}</table>')
+
+    def _expected_html(self):
+        exp = self.expected
+        if isinstance(exp, tuple):
+            return "".join(matrix_html(f"output {i}", e) for i, e in enumerate(exp) if isinstance(e, np.ndarray))
+        if isinstance(exp, np.ndarray):
+            return matrix_html("expected", exp, self.rows, self.cols)
+        return f"<pre>{html.escape(repr(exp))}</pre>"
+
+
+def _ok_mask(got, exp):
+    from .runner import ATOL, RTOL
+    finite = exp[np.isfinite(exp)]
+    atol = ATOL * max(1.0, float(np.abs(finite).max()) if finite.size else 1.0)
+    with np.errstate(all="ignore"):
+        return np.isclose(got, exp, rtol=RTOL, atol=atol, equal_nan=True)
+
+
+def _fmt(v):
+    v = float(v)
+    if np.isneginf(v):
+        return "−∞"
+    if np.isposinf(v):
+        return "+∞"
+    return "NaN" if np.isnan(v) else f"{v:.4g}"
+
+
+def _details(title, body):
+    return f'<details class="ra-hint"><summary>{title}</summary><div>{body}</div></details>'
+
+
+def matrix_html(name, M, rows=None, cols=None):
+    """An ra-matrix table of M (1-D or 2-D, else the first 2-D slice), values to 4 significant digits."""
+    M = np.atleast_2d(np.asarray(M, dtype=float))
+    while M.ndim > 2:
+        M = M[0]
+    rows = rows if rows and len(rows) == M.shape[0] else [str(i) for i in range(M.shape[0])]
+    cols = cols if cols and len(cols) == M.shape[1] else [str(j) for j in range(M.shape[1])]
+    head = "<tr><th></th>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr>"
+    body = ""
+    for i, r in enumerate(rows):
+        cells = ""
+        for v in M[i]:
+            neg = " ra-neginf" if np.isneginf(v) else ""
+            cells += f'<td class="ra-cell{neg}" data-value="{v:.6g}">{_fmt(v)}</td>'
+        body += f"<tr><th>{html.escape(r)}</th>{cells}</tr>"
+    return f'<table class="ra-matrix" data-name="{html.escape(name)}">{head}{body}</table>'
