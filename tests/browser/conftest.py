@@ -1,0 +1,219 @@
+"""The browser suite's set-up: one JupyterLab server and one chromium per session.
+
+JupyterLab runs on 127.0.0.1 with a random token and throwaway config, settings,
+workspace, runtime and data folders. Chromium is Debian's (/usr/bin/chromium),
+driven by Playwright's sync API with a fresh profile; no browser is ever
+downloaded. Every request the pages make is recorded so a test can prove the
+course works offline.
+
+Notebooks are never opened in place (they are sources with stored outputs):
+each test opens a copy under artifacts/browser-run/, and autosave is off too.
+"""
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from helpers import need, unavailable
+from jlab import ROOT, SCREENSHOTS
+
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+VIEWPORT = {"width": 1366, "height": 900}  # a common laptop screen
+
+# JupyterLab user settings for the test session: no autosave (we never write the
+# sources), every cell attached to the DOM (so assertions see all outputs), no
+# news or update checks (they would reach the network).
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+}
+SERVER_CONFIG = {
+    "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+    # no language servers: jupyter-lsp would write .virtual_documents/ into the repo
+    "ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}},
+}
+
+REQUESTS = []  # every URL any page asked for during the session (http and websocket)
+WRITES = []    # attempts to write a file outside the run folder (blocked)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stray_folders():
+    """Folders a JupyterLab server may leave in the repo when it writes (checkpoints,
+    language-server shadows), outside the gitignored artifacts/ and .venv/."""
+    found = set()
+    for name in (".ipynb_checkpoints", ".virtual_documents"):
+        for path in ROOT.rglob(name):
+            rel = path.relative_to(ROOT).as_posix()
+            if not rel.startswith(("artifacts/", ".venv/", ".git/")):
+                found.add(rel)
+    return found
+
+
+class Lab:
+    """A running JupyterLab server: its base URL, token and REST helpers."""
+
+    def __init__(self, port, token, run_dir):
+        self.port = port
+        self.token = token
+        self.url = f"http://127.0.0.1:{port}"
+        self.run_dir = run_dir  # copies of the notebooks live here, under the served root
+
+    def api(self, path, method="GET"):
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def is_local(self, url):
+        return url.startswith((f"http://127.0.0.1:{self.port}/", f"ws://127.0.0.1:{self.port}/",
+                               "data:", "blob:", "about:"))
+
+    def copy(self, relpath):
+        """Copy a source notebook into the run folder; return its path relative to the root."""
+        dst = self.run_dir / relpath
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / relpath, dst)
+        return dst.relative_to(ROOT).as_posix()
+
+    def shutdown_kernels(self):
+        for session in self.api("/api/sessions"):
+            self.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """Start JupyterLab once for the session and stop it afterwards."""
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+    need("playwright", "browser tests drive chromium through Playwright")
+    before = stray_folders()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    home = tmp_path_factory.mktemp("jupyter")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR",
+                "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
+        env[var] = str(home / var.lower())
+        os.makedirs(env[var])
+    (home / "jupyter_config_dir" / "jupyter_server_config.json").write_text(json.dumps(SERVER_CONFIG))
+    for plugin, values in LAB_SETTINGS.items():
+        path = home / "jupyterlab_settings_dir" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+    port, token = free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
+           f"--port={port}", "--port-retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={ROOT}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(home / "lab.log", "wb")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    run_dir = ARTIFACTS / "browser-run" / f"run-{os.getpid()}"
+    server = Lab(port, token, run_dir)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"JupyterLab exited early:\n{(home / 'lab.log').read_text()[-3000:]}")
+            try:
+                server.api("/api/status")
+                break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer /api/status within 60 s:\n"
+                                f"{(home / 'lab.log').read_text()[-3000:]}")
+                time.sleep(0.25)
+        yield server
+    finally:
+        try:
+            server.shutdown_kernels()
+        except Exception:
+            pass
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+        new = sorted(stray_folders() - before)
+        assert not new, f"the browser session wrote into the repo tree: {new}"
+
+
+def guard_contents(route, lab):
+    """Let the page read anything but write (save, rename, create, delete, checkpoint)
+    only inside the run folder: the sources in the repo must stay untouched."""
+    request = route.request
+    path = urllib.parse.unquote(request.url.split("/api/contents/", 1)[1].split("?")[0])
+    run = lab.run_dir.relative_to(ROOT).as_posix()
+    if request.method != "GET" and not path.startswith(run + "/"):
+        WRITES.append(f"{request.method} {path}")
+        route.abort()
+    else:
+        route.continue_()
+
+
+@pytest.fixture(scope="session")
+def browser_context(lab, tmp_path_factory):
+    """One chromium with a fresh profile; every request is recorded."""
+    sync_api = need("playwright.sync_api")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+            viewport=VIEWPORT, service_workers="block")
+        context.set_default_timeout(30_000)
+        context.on("request", lambda r: REQUESTS.append(r.url))
+        context.on("page", lambda page: page.on("websocket", lambda ws: REQUESTS.append(ws.url)))
+        context.route("**/api/contents/**", lambda route: guard_contents(route, lab))
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context, lab):
+    """A fresh tab; afterwards it is closed, kernels are shut down, and every request
+    it made must have gone to the local JupyterLab server."""
+    first, first_write = len(REQUESTS), len(WRITES)
+    tab = browser_context.new_page()
+    yield tab
+    tab.close()
+    lab.shutdown_kernels()
+    foreign = [u for u in REQUESTS[first:] if not lab.is_local(u)]
+    assert not foreign, f"requests left the local JupyterLab server: {foreign[:10]}"
+    assert not WRITES[first_write:], f"the page tried to write a source file: {WRITES[first_write:]}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    if REQUESTS:
+        hosts = sorted({u.split("/")[2] if "://" in u else u.split(":")[0] for u in REQUESTS})
+        terminalreporter.write_line(
+            f"browser suite: {len(REQUESTS)} requests recorded, to: {', '.join(hosts)}")
