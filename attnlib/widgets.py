@@ -361,12 +361,16 @@ def softmax_state(scores, temperature=1.0):
             "total": float(a.sum()), "max": float(a.max()), "zeros": int(np.sum(a == 0.0))}
 
 
+MASKED_ZERO = "0 (score \u2212\u221e)"
+
+
 def render_softmax(s, labels):
     bars = "".join(
         f'<div style="display:flex;align-items:center;gap:6px;height:18px">'
         f'<span style="width:60px;text-align:right">{viz._esc(t)}</span>'
         f'<span style="display:inline-block;height:12px;width:{200 * a:.1f}px;background:#2166ac"></span>'
-        f'<span>{viz.fmt(a, 3)}</span></div>' for t, a in zip(labels, s["a"]))
+        f'<span>{MASKED_ZERO if np.isneginf(x) else viz.fmt(a, 3)}</span></div>'
+        for t, a, x in zip(labels, s["a"], s["scores"]))
     eq = viz.equation(viz.matrix(s["scaled"][None, :], ["s / T"], labels, "scores / T"), "\u2192 softmax \u2192",
                       viz.matrix(s["a"][None, :], ["a"], labels, "a", precision=3, vmax=1.0))
     note = (f"T = {_num(s['temperature'])}. Sum of the weights = {s['total']:.6f}. Largest weight "
@@ -513,24 +517,45 @@ def heads_layers_state(A_stack, layer, head):
                                         0.0), axis=1)}
 
 
-def render_heads_layers(s, tokens, table):
+def render_heads_layers(s, tokens, heatmap=None):
+    """The selected map as a table, or through `heatmap` (a HeatmapPanel) for long sentences."""
     title = f"A, layer {s['layer']}, head {s['head']}"
     focus = [tokens[int(j)] for j in np.argmax(s["A"], axis=1)]
     note = "Each row is a query; its largest weight goes to: " + ", ".join(
         f"{viz._esc(t)}\u2192{viz._esc(f)}" for t, f in zip(tokens, focus))
-    if table:
+    if heatmap is None:
         return {"A": viz.matrix(s["A"], tokens, tokens, title, vmax=1.0, name="A").html, "note": _text(note)}
-    return {"A": _figure_html(viz.heatmap(s["A"], tokens, tokens, title, vmax=1.0)), "note": _text(note)}
+    return {"A": heatmap.render(s["A"], title), "note": _text(note)}
 
 
-def _figure_html(fig):
+def _figure_html(fig, dpi=72):
     """A Figure as an inline <img> (base64 PNG, no URL): works in an HTML panel and offline."""
     import base64
     import io
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
+    fig.savefig(buf, format="png", dpi=dpi)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img class="ra-figure" alt="heatmap" src="data:image/png;base64,{data}">'
+
+
+class HeatmapPanel:
+    """One heatmap Figure drawn once and then updated in place (new data, new title):
+    far cheaper than building a new Figure on every click."""
+
+    def __init__(self, A, tokens, title):
+        self.fig = viz.heatmap(A, tokens, tokens, title, vmax=1.0)
+        self.ax = self.fig.axes[0]
+        self.html = _figure_html(self.fig)
+        self.fig.set_layout_engine("none")  # freeze the layout found by the first draw
+
+    def render(self, A, title):
+        data = np.ma.masked_invalid(np.asarray(A, dtype=np.float64))
+        self.ax.images[0].set_data(data)
+        self.ax.set_title(title)
+        for text, v in zip(self.ax.texts, data.filled(-np.inf).ravel()):
+            text.set_text(viz.fmt(v, 1) if np.isfinite(v) else f"{viz.MINUS}\u221e")
+        self.fig.ra_data = np.asarray(A, dtype=np.float64)
+        return _figure_html(self.fig)
 
 
 def heads_layers_explorer(A_stack, tokens, view="auto"):
@@ -554,8 +579,11 @@ def heads_layers_explorer(A_stack, tokens, view="auto"):
     def compute():
         return heads_layers_state(A_stack, controls["layer"].value, controls["head"].value)
 
-    return Explorer("heads-layers", controls, compute, lambda s: render_heads_layers(s, tokens, table),
-                    layout_controls=[ipw.VBox([controls["layer"], controls["head"]])])
+    panel = None if table else HeatmapPanel(A_stack[0, 0], tokens, "A")
+    ex = Explorer("heads-layers", controls, compute, lambda s: render_heads_layers(s, tokens, panel),
+                  layout_controls=[ipw.VBox([controls["layer"], controls["head"]])])
+    ex.heatmap = panel  # None in table mode
+    return ex
 
 
 # ----------------------------------------------------------------------------
@@ -601,11 +629,18 @@ def render_kv_cache(s):
 def kv_cache_explorer(sentence="the cat sat on the mat", seed=0):
     """Step through generation one token at a time: the caches grow by one row per step."""
     n = len(tokenize(sentence))
-    controls = {"play": ipw.Play(value=1, min=1, max=n, step=1, interval=900),
+    controls = {"sentence": ipw.Text(value=sentence, description="sentence", continuous_update=False,
+                                     layout=ipw.Layout(width="420px")),
+                "play": ipw.Play(value=1, min=1, max=n, step=1, interval=900),
                 "step": ipw.IntSlider(value=1, min=1, max=n, description="step")}
     ipw.link((controls["play"], "value"), (controls["step"], "value"))
 
     def compute():
-        return kv_cache_state(sentence, controls["step"].value, seed)
+        s = kv_cache_state(controls["sentence"].value, controls["step"].value, seed)
+        for key in ("play", "step"):  # one step per token of the new sentence
+            controls[key].max = s["n"]
+        return s
 
-    return Explorer("kv-cache", controls, compute, render_kv_cache, watch=["step"])
+    rows = [controls["sentence"], ipw.HBox([controls["play"], controls["step"]])]
+    return Explorer("kv-cache", controls, compute, render_kv_cache, watch=["sentence", "step"],
+                    layout_controls=rows)

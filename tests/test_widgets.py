@@ -1,0 +1,304 @@
+"""attnlib.widgets: drive each explorer by setting control values, as a click would,
+and compare the recomputed state with independent numpy written here."""
+import re
+
+import numpy as np
+import pytest
+
+from attnlib import viz, widgets
+from attnlib.data import essay_example
+
+from test_viz import Cells
+
+
+def ref_softmax(S):
+    """Row softmax written out: exp of each entry over the row's sum (-inf -> 0)."""
+    out = np.zeros_like(S)
+    for i, row in enumerate(S):
+        m = max(v for v in row if v != -np.inf)
+        e = [0.0 if v == -np.inf else np.exp(v - m) for v in row]
+        out[i] = np.array(e) / sum(e)
+    return out
+
+
+def ref_attention(sentence, causal, scale):
+    ex = essay_example(sentence)
+    Q, K, V = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"], ex["X"] @ ex["Wv"]
+    n, d = Q.shape
+    S = np.array([[Q[i] @ K[j] for j in range(n)] for i in range(n)]) / (np.sqrt(d) if scale else 1.0)
+    if causal:
+        S = S + np.array([[0.0 if j <= i else -np.inf for j in range(n)] for i in range(n)])
+    A = ref_softmax(S)
+    return ex, Q, K, V, A, A @ V
+
+
+def row_labels(html, name):
+    (table,) = [t for t in Cells(html).tables if t["name"] == name]
+    return table["row_labels"]
+
+
+ALL = {
+    "projection": lambda: widgets.projection_explorer(),
+    "batch": lambda: widgets.batch_explorer(),
+    "mixing": lambda: widgets.mixing_explorer(),
+    "similarity": lambda: widgets.similarity_explorer(),
+    "softmax": lambda: widgets.softmax_explorer(),
+    "attention": lambda: widgets.attention_explorer(),
+    "heads-layers": lambda: widgets.heads_layers_explorer(*widgets.random_stack_maps()),
+    "kv-cache": lambda: widgets.kv_cache_explorer(),
+}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_explorer_is_a_tagged_container(name):
+    ex = ALL[name]()
+    assert "ra-explorer" in ex._dom_classes and f"ra-explorer-{name}" in ex._dom_classes
+    assert ex.name == name and ex.error is None and ex.controls and ex.views
+    assert all(v.value for v in ex.views.values())
+
+
+# ----------------------------------------------------------------------------
+# attention
+
+def test_attention_default_matches_an_independent_computation():
+    ex = widgets.attention_explorer()
+    _, Q, K, V, A, O = ref_attention("the cat sat on the mat", causal=True, scale=True)
+    np.testing.assert_allclose(ex.state["Q"], Q, rtol=1e-12)
+    np.testing.assert_allclose(ex.state["A"], A, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ex.state["O"], O, rtol=1e-12)
+    assert np.all(np.triu(ex.state["A"], k=1) == 0.0)
+
+
+def test_causal_toggle_zeroes_the_upper_triangle_and_back():
+    ex = widgets.attention_explorer()
+    ex.controls["causal"].value = False
+    _, _, _, _, A_full, _ = ref_attention("the cat sat on the mat", causal=False, scale=True)
+    np.testing.assert_allclose(ex.state["A"], A_full, rtol=1e-12)
+    assert np.all(ex.state["A"] > 0)
+    assert 'data-value="-inf"' not in ex.views["scores"].value
+    ex.controls["causal"].value = True
+    assert np.all(np.triu(ex.state["A"], k=1) == 0.0)
+    assert ex.views["scores"].value.count("ra-neginf") == 15  # 6 * 5 / 2 future cells
+
+
+def test_scale_toggle_divides_the_scores_by_sqrt_d():
+    ex = widgets.attention_explorer()
+    scaled = ex.state["S"].copy()
+    ex.controls["scale"].value = False
+    np.testing.assert_allclose(ex.state["S"], scaled * np.sqrt(6), rtol=1e-12)
+    _, _, _, _, A, _ = ref_attention("the cat sat on the mat", causal=True, scale=False)
+    np.testing.assert_allclose(ex.state["A"], A, rtol=1e-12, atol=1e-15)
+
+
+def test_new_sentence_changes_row_labels_and_frame_count():
+    ex = widgets.attention_explorer()
+    assert row_labels(ex.views["output"].value, "O") == ["the", "cat", "sat", "on", "the", "mat"]
+    ex.controls["sentence"].value = "A dog ran."
+    assert ex.state["tokens"] == ["a", "dog", "ran"]
+    assert row_labels(ex.views["output"].value, "O") == ["a", "dog", "ran"]
+    assert row_labels(ex.views["scores"].value, "A") == ["a", "dog", "ran"]
+    # frames: overview + 3 * 3 score cells + 3 * 6 output cells
+    assert ex.controls["step"].max == 27 and ex.controls["play"].max == 27
+
+
+def test_bad_sentence_shows_an_error_and_keeps_the_last_state():
+    ex = widgets.attention_explorer()
+    ex.controls["sentence"].value = "?!"
+    assert "no words" in ex.error and "no words" in ex.message.value
+    assert ex.state["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
+    ex.controls["sentence"].value = "the end"
+    assert ex.error is None and ex.message.value == ""
+
+
+def test_step_walks_through_score_cells_then_output_cells():
+    ex = widgets.attention_explorer()
+    _, Q, K, V, A, O = ref_attention("the cat sat on the mat", causal=True, scale=True)
+    ex.controls["play"].value = 1 + 2 * 6 + 1  # the play control drives the step slider
+    assert ex.controls["step"].value == 14 and ex.state["frame"] == ("S", 2, 1)
+    out = Cells(ex.views["frame"].value).tables[-1]
+    (target,) = [c for c in out["td"] if "ra-hl-target" in c["classes"]]
+    assert float(target["value"]) == pytest.approx(Q[2] @ K[1] / np.sqrt(6), rel=1e-12)
+    ex.controls["step"].value = 1 + 36 + 4 * 6 + 5
+    assert ex.state["frame"] == ("O", 4, 5)
+    out = Cells(ex.views["frame"].value).tables[-1]
+    (target,) = [c for c in out["td"] if "ra-hl-target" in c["classes"]]
+    assert float(target["value"]) == pytest.approx(O[4, 5], rel=1e-12)
+
+
+# ----------------------------------------------------------------------------
+# KV cache
+
+@pytest.mark.parametrize("t", [1, 3, 6])
+def test_kv_cache_step_t_has_t_rows_and_one_query(t):
+    ex = widgets.kv_cache_explorer()
+    ex.controls["step"].value = t
+    e, Q, K, V, _, O = ref_attention("the cat sat on the mat", causal=True, scale=True)
+    assert ex.state["K"].shape == (t, 6) and ex.state["V"].shape == (t, 6)
+    np.testing.assert_allclose(ex.state["K"], K[:t], rtol=1e-12)
+    np.testing.assert_allclose(ex.state["q"], Q[t - 1], rtol=1e-12)
+    assert ex.state["s"].shape == (t,)
+    np.testing.assert_allclose(ex.state["o"], O[t - 1], rtol=1e-12)  # the cache equals recomputation
+    assert len(row_labels(ex.views["caches"].value, "K")) == t
+    (s_table,) = [x for x in Cells(ex.views["row"].value).tables if x["name"] == "s"]
+    assert len(s_table["td"]) == t
+
+
+def test_kv_cache_new_sentence_resets_the_step_range():
+    ex = widgets.kv_cache_explorer()
+    ex.controls["sentence"].value = "one two three four five six seven eight"
+    assert ex.controls["step"].max == 8
+    ex.controls["step"].value = 8
+    assert ex.state["K"].shape == (8, 6) and ex.state["tokens"][-1] == "eight"
+
+
+# ----------------------------------------------------------------------------
+# the smaller explorers
+
+def test_projection_edits_x_and_w():
+    ex = widgets.projection_explorer(x=[1.0, 2.0], W=[[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]])
+    np.testing.assert_allclose(ex.state["x_prime"], [2.0, 2.0, 0.0])
+    ex.controls["x0"].value = 0.0
+    np.testing.assert_allclose(ex.state["x_prime"], [1.0, 2.0, -2.0])
+    ex.controls["W12"].value = 3.0
+    np.testing.assert_allclose(ex.state["x_prime"], [1.0, 2.0, 6.0])
+    assert "1\u00d7128" in ex.views["story"].value and "32,768" in ex.views["story"].value
+
+
+def test_batch_only_the_edited_row_of_the_output_changes():
+    ex = widgets.batch_explorer()
+    ex.controls["row"].value = 3
+    ex.controls["col"].value = 2
+    ex.controls["value"].value = 1.7
+    s = ex.state
+    assert s["changed"] == [3]
+    expected = s["X"].copy()
+    expected[3, 2] = 1.7
+    np.testing.assert_allclose(s["Y_edited"], expected @ s["W"], rtol=1e-12)
+    np.testing.assert_array_equal(np.delete(s["Y_edited"], 3, axis=0), np.delete(s["Y"], 3, axis=0))
+    # choosing another cell starts from its original value: nothing has changed yet
+    ex.controls["row"].value = 0
+    assert ex.controls["value"].value == s["X"][0, 2] and ex.state["changed"] == []
+
+
+def test_mixing_rows_average_the_past_only():
+    V = np.arange(12.0).reshape(4, 3)
+    ex = widgets.mixing_explorer(V, ["a", "b", "c", "d"])
+    ex.controls["row"].value = 2
+    np.testing.assert_allclose(ex.state["O"][2], (V[0] + V[1] + V[2]) / 3)
+    assert ex.state["used"] == [0, 1, 2]
+    ex.controls["weights"].value = "arbitrary"
+    A = ex.state["A"]
+    np.testing.assert_allclose(A.sum(axis=1), 1.0)
+    assert np.all(np.triu(A, k=1) == 0) and np.all(A[np.tril_indices(4)] > 0)
+    assert not np.allclose(A, np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None])
+    np.testing.assert_array_equal(ex.state["O"][0], V[0])  # the first row never changes
+
+
+def test_similarity_dot_product_lands_in_its_cell():
+    ex = widgets.similarity_explorer()
+    ex.controls["i"].value = 3
+    ex.controls["j"].value = 5
+    for c, (qc, kc) in enumerate([(1.0, 0.5), (-1.0, 2.0), (0.5, 0.5)]):
+        ex.controls[f"q{c}"].value = qc
+        ex.controls[f"k{c}"].value = kc
+    assert ex.state["dot"] == pytest.approx(1.0 * 0.5 - 1.0 * 2.0 + 0.5 * 0.5)
+    assert ex.state["S"][3, 5] == pytest.approx(-1.25)
+    e = essay_example(d_head=3)
+    Q0, K0 = e["X"] @ e["Wq"], e["X"] @ e["Wk"]
+    assert ex.state["S"][0, 0] == pytest.approx(Q0[0] @ K0[0])  # the other cells are untouched
+    assert "<b>\u22121.25</b>" in ex.views["step"].value
+
+
+def test_softmax_temperature_saturates_and_masked_entries_are_exact_zeros():
+    ex = widgets.softmax_explorer(np.array([2.0, 1.0, 0.0, -np.inf]))
+    a = ex.state["a"]
+    e = np.exp([2.0, 1.0, 0.0])
+    np.testing.assert_allclose(a, list(e / e.sum()) + [0.0], rtol=1e-12)
+    assert a[3] == 0.0 and ex.state["total"] == pytest.approx(1.0)
+    ex.controls["temperature"].value = 0.05
+    assert ex.state["max"] > 0.999 and ex.state["a"][3] == 0.0
+    ex.controls["temperature"].value = 10.0
+    np.testing.assert_allclose(ex.state["a"][:3], 1 / 3, atol=0.04)
+    assert ex.state["zeros"] == 1
+
+
+def test_heads_layers_selects_a_map():
+    A_stack, tokens = widgets.random_stack_maps("the cat sat on the mat", n_layers=3, n_heads=2)
+    ex = widgets.heads_layers_explorer(A_stack, tokens)
+    ex.controls["layer"].value = 2
+    ex.controls["head"].value = 1
+    np.testing.assert_array_equal(ex.state["A"], A_stack[2, 1])
+    (table,) = Cells(ex.views["A"].value).tables
+    np.testing.assert_allclose([float(c["value"]) for c in table["td"]], A_stack[2, 1].ravel())
+
+
+def test_random_stack_maps_are_causal_attention_maps():
+    A_stack, tokens = widgets.random_stack_maps("the cat sat on the mat", n_layers=2, n_heads=2)
+    assert A_stack.shape == (2, 2, 6, 6) and tokens == ["the", "cat", "sat", "on", "the", "mat"]
+    np.testing.assert_allclose(A_stack.sum(axis=-1), 1.0)
+    assert np.all(np.triu(A_stack, k=1) == 0)
+    # changing the last word never changes the earlier rows, in any layer
+    other, _ = widgets.random_stack_maps("the cat sat on the rug", n_layers=2, n_heads=2)
+    np.testing.assert_allclose(other[..., :5, :5], A_stack[..., :5, :5], rtol=1e-12)
+    assert not np.allclose(other[..., 5, :], A_stack[..., 5, :])
+
+
+def test_heads_layers_uses_a_heatmap_for_long_sentences():
+    A_stack, tokens = widgets.random_stack_maps(" ".join(f"w{k}" for k in range(20)), 1, 2)
+    ex = widgets.heads_layers_explorer(A_stack, tokens)
+    assert ex.views["A"].value.startswith('<img class="ra-figure"')
+    assert "data:image/png;base64," in ex.views["A"].value
+    before = ex.views["A"].value
+    ex.controls["head"].value = 1
+    assert ex.views["A"].value != before
+    shown = ex.heatmap.ax.images[0].get_array()
+    np.testing.assert_array_equal(shown, A_stack[0, 1])
+    assert ex.heatmap.ax.get_title() == "A, layer 0, head 1"
+
+
+# ----------------------------------------------------------------------------
+# bad input, offline rendering
+
+@pytest.mark.parametrize("build, words", [
+    (lambda: widgets.batch_explorer(np.ones((3, 2)), tokens=["a", "b"]), "tokens has 2 labels"),
+    (lambda: widgets.batch_explorer(np.ones((3, 2)), np.ones((3, 2))), "W must have 2 rows"),
+    (lambda: widgets.mixing_explorer(np.ones(3)), "must be 2-D"),
+    (lambda: widgets.softmax_explorer(np.ones((2, 2))), "one row"),
+    (lambda: widgets.similarity_explorer([1.0, 2.0], [1.0]), "same length"),
+    (lambda: widgets.heads_layers_explorer(np.ones((2, 4, 4)), list("abcd")), "n_layers, n_heads, n, n"),
+    (lambda: widgets.heads_layers_explorer(np.ones((1, 1, 4, 4)), list("abc")), "tokens has 3 labels"),
+    (lambda: widgets.projection_explorer([1.0, 2.0], np.ones((3, 2))), "x must be (d_in,)"),
+    (lambda: widgets.attention_explorer("..."), "no words"),
+])
+def test_explorers_reject_bad_input(build, words):
+    with pytest.raises(ValueError) as err:
+        build()
+    assert words in str(err.value)
+
+
+URL = re.compile(r"https?://|<script|src=\"(?!data:)", re.IGNORECASE)
+
+
+def all_rendered_html():
+    """Every static view and every explorer panel, including after some clicks."""
+    M = np.tril(np.ones((4, 4))) + np.triu(np.full((4, 4), -np.inf), k=1)
+    out = [viz.matrix(M, list("abcd"), title="M").html,
+           viz.equation(viz.matrix(M), "\u00d7", np.eye(4), "=", viz.matrix(M)).html,
+           viz.matmul_step(np.eye(4), np.ones((4, 2)), 1, 1).html]
+    for name, build in ALL.items():
+        ex = build()
+        out += [v.value for v in ex.views.values()]
+        for key, control in ex.controls.items():
+            if hasattr(control, "max") and not isinstance(control.value, str):
+                control.value = control.max
+                out += [v.value for v in ex.views.values()]
+    A_stack, tokens = widgets.random_stack_maps(" ".join(f"w{k}" for k in range(18)), 1, 1)
+    out += [v.value for v in widgets.heads_layers_explorer(A_stack, tokens).views.values()]
+    return out
+
+
+def test_nothing_rendered_points_at_the_network():
+    pages = all_rendered_html()
+    assert len(pages) > 30
+    for html in pages:
+        assert not URL.search(html), URL.search(html).group(0)
