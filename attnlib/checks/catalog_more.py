@@ -97,15 +97,15 @@ def _ln(X, g, b, eps=1e-5, mistake=None):
     return (X - mu) / np.sqrt(var + eps) * g + b
 
 
-def _ln_probe(seed, n, d, spread, **kw):
-    X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1)
+def _ln_probe(seed, n, d, spread, offset=1.0, **kw):
+    X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1, scale=offset)
     return Probe((X, rand(seed + 2, d) + 1.0, rand(seed + 3, d)), kw, names=("X", "g", "b"),
                  rows=tokens(n), cols=features(d))
 
 
 add(Exercise(
     "layer_norm", "layer_norm(X, g, b, eps=1e-5) -> (n, d)", al.layer_norm,
-    [_ln_probe(300, 4, 6, 2.0), _ln_probe(310, 3, 5, 3e-3), _ln_probe(320, 5, 3, 0.5, eps=0.1)],
+    [_ln_probe(300, 4, 6, 2.0), _ln_probe(310, 3, 5, 3e-3, offset=1e-3), _ln_probe(320, 5, 3, 0.5, eps=0.1)],
     [(m, _mistaken(_ln, m)) for m in
      ["layer-norm-eps-outside-sqrt", "layer-norm-unbiased-variance", "layer-norm-wrong-axis",
       "layer-norm-eps-ignored", "layer-norm-gain-bias-swapped"]],
@@ -208,6 +208,7 @@ add(Exercise(
     [_sm_bwd_probe(510, (3, 5)), _sm_bwd_probe(512, (4, 4), masked=True), _sm_bwd_probe(514, (2, 3, 4))],
     [("softmax-backward-diagonal-only", lambda A, dA: A * dA),
      ("softmax-backward-sum-wrong-axis", lambda A, dA: A * (dA - np.sum(dA * A, axis=-2, keepdims=True))),
+     ("softmax-backward-sum-wrong-axis", lambda A, dA: A * (dA - np.sum(dA * A, axis=0))),
      ("softmax-backward-missing-a-factor", lambda A, dA: dA - np.sum(dA * A, axis=-1, keepdims=True)),
      ("softmax-backward-sign", lambda A, dA: A * (np.sum(dA * A, axis=-1, keepdims=True) - dA))],
     "dS = A (dA - rowsum(dA A)) on a wide matrix, a masked one and a 3-D stack",

@@ -1,0 +1,44 @@
+"""Every catalogued wrong implementation is rejected and named; every legitimate variant passes."""
+import pytest
+
+from attnlib import checks
+from attnlib.checks import CheckFailed, check
+from mutants import RIGHT, WRONG
+
+CORE = ["project", "project_rows", "values", "uniform_causal_weights", "causal_average", "similarity",
+        "causal_mask", "softmax", "attention_weights", "attention", "self_attention", "multi_head_attention",
+        "layer_norm", "gelu", "transformer_block", "next_token_logits", "softmax_backward", "cross_attention",
+        "attend_step", "cache_step", "kv_cache_bytes"]
+
+WRONG_CASES = [(name, expected, fn) for name, items in WRONG.items() for expected, fn in items]
+RIGHT_CASES = [(name, fn) for name, items in RIGHT.items() for fn in items]
+
+
+def test_catalogue_covers_every_exercise():
+    assert set(WRONG) == set(checks.NAMES) == set(RIGHT)
+    for name in checks.NAMES:
+        assert len(WRONG[name]) >= 2, name
+        assert len(RIGHT[name]) >= 3, name
+
+
+@pytest.mark.parametrize("name, expected, fn", WRONG_CASES, ids=[f"{n}-{f.__name__}" for n, _, f in WRONG_CASES])
+def test_wrong_implementation_is_rejected_and_named(name, expected, fn):
+    with pytest.raises(CheckFailed) as info:
+        check(name, fn)
+    assert info.value.diagnosis == expected
+
+
+@pytest.mark.parametrize("name, fn", RIGHT_CASES, ids=[f"{n}-{f.__name__}" for n, f in RIGHT_CASES])
+def test_legitimate_variant_is_accepted(name, fn):
+    assert check(name, fn).passed
+
+
+def test_the_catalogue_covers_the_issue_list():
+    named = {expected for _, expected, _ in WRONG_CASES}
+    required = {"softmax-wrong-axis", "softmax-whole-matrix", "softmax-no-max-subtraction", "scale-missing",
+                "scale-by-d", "scale-by-d-model", "k-not-transposed", "kq-instead-of-qk", "mask-after-softmax",
+                "mask-value-zero", "mask-hides-diagonal", "mask-hides-past", "mask-multiplied", "av-transposed",
+                "va-instead-of-av", "weights-transposed", "heads-split-mixed", "heads-out-of-order",
+                "mutates-input", "layer-norm-eps-outside-sqrt", "layer-norm-unbiased-variance",
+                "residual-missing", "cache-not-appended", "scale-applied-twice"}
+    assert required <= named, required - named
