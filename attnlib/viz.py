@@ -20,6 +20,7 @@ Everything is inline (no scripts, no fonts, no URLs), so it renders offline and
 in static HTML.
 """
 import html as _html
+import math
 
 import numpy as np
 from IPython.display import HTML
@@ -71,14 +72,15 @@ def _labels(what, labels, size, M_shape):
 
 def fmt(v, precision=2):
     """A value as the tables print it: −∞ for -inf, a real minus sign, no '-0.00'."""
-    if np.isnan(v):
+    v = float(v)
+    if math.isnan(v):
         return "NaN"
-    if np.isinf(v):
+    if math.isinf(v):
         return "+∞" if v > 0 else f"{MINUS}∞"
     s = f"{v:.{precision}f}"
-    if s.lstrip("-").strip("0.") == "":  # rounds to zero: drop the sign
-        s = s.lstrip("-")
-    return s.replace("-", MINUS)
+    if s[0] == "-":
+        s = s[1:] if s.strip("-0.") == "" else MINUS + s[1:]  # no "-0.00"
+    return s
 
 
 def _paren(text):
@@ -87,8 +89,8 @@ def _paren(text):
 
 def _mix(rgb, t):
     """White blended toward rgb by t in [0, 1], as a CSS colour."""
-    r, g, b = (round(255 + (c - 255) * t) for c in rgb)
-    return f"#{r:02x}{g:02x}{b:02x}"
+    r, g, b = rgb
+    return f"#{round(255 + (r - 255) * t):02x}{round(255 + (g - 255) * t):02x}{round(255 + (b - 255) * t):02x}"
 
 
 def cell_colour(v, vmax):
@@ -108,32 +110,27 @@ def _scale(data, vmax):
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
+NEGINF_STYLE = "background:repeating-linear-gradient(135deg,#d9d9d9 0 4px,#cacaca 4px 8px);color:#555;"
+RINGS = {None: ("", ""),
+         "line": (" ra-hl", "box-shadow:inset 0 0 0 2px #333;font-weight:bold;"),
+         "target": (" ra-hl-target", f"box-shadow:inset 0 0 0 3px {HIGHLIGHT};font-weight:bold;")}
+
+
 def _td(v, vmax, precision, ring=None):
-    """One value cell. ring: None, 'line' (row/column in use) or 'target' (the result cell)."""
-    classes = ["ra-cell"]
-    style = ""
-    if np.isneginf(v):
-        classes.append("ra-neginf")
-        style += ("background:repeating-linear-gradient(135deg,#d9d9d9 0 4px,#cacaca 4px 8px);"
-                  "color:#555;")
-    elif np.isnan(v) or np.isinf(v):
-        classes.append("ra-nonfinite")
-        style += "background:#fff;color:#b00;font-weight:bold;"
+    """One value cell for a Python float v. ring: None, 'line' (row/column in use)
+    or 'target' (the result cell)."""
+    if v == -math.inf:
+        cls, style, text, value = "ra-cell ra-neginf", NEGINF_STYLE, f"{MINUS}\u221e", "-inf"
+    elif math.isnan(v) or math.isinf(v):
+        cls, style, text, value = "ra-cell ra-nonfinite", "background:#fff;color:#b00;font-weight:bold;", \
+            fmt(v), str(v)
     elif v == 0:
-        classes.append("ra-zero")
-        style += "background:#fff;color:#a0a0a0;"
+        cls, style, text, value = "ra-cell ra-zero", "background:#fff;color:#a0a0a0;", "0", repr(v)
     else:
         bg, fg = cell_colour(v, vmax)
-        style += f"background:{bg};color:{fg};"
-    if ring == "line":
-        classes.append("ra-hl")
-        style += "box-shadow:inset 0 0 0 2px #333;font-weight:bold;"
-    elif ring == "target":
-        classes.append("ra-hl-target")
-        style += f"box-shadow:inset 0 0 0 3px {HIGHLIGHT};font-weight:bold;"
-    text = "0" if v == 0 else fmt(v, precision)
-    value = "-inf" if np.isneginf(v) else ("inf" if np.isposinf(v) else repr(float(v)))
-    return f'<td class="{" ".join(classes)}" data-value="{value}" style="{style}">{text}</td>'
+        cls, style, text, value = "ra-cell", f"background:{bg};color:{fg};", fmt(v, precision), repr(v)
+    ring_cls, ring_style = RINGS[ring]
+    return f'<td class="{cls}{ring_cls}" data-value="{value}" style="{style}{ring_style}">{text}</td>'
 
 
 # ----------------------------------------------------------------------------
@@ -193,12 +190,13 @@ def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=
     hcells = {tuple(c) for c in highlight_cells}
     head = "".join(f'<th class="ra-col">{_esc(c)}</th>' for c in cols)
     lines = [f'<tr><th></th>{head}</tr>']
-    for i in range(n):
+    target = tuple(target) if target is not None else None
+    for i, values in enumerate(data.tolist()):
         tds = []
-        for j in range(m):
-            ring = "target" if target is not None and (i, j) == tuple(target) else \
+        for j, v in enumerate(values):
+            ring = "target" if (i, j) == target else \
                 "line" if (i in hr or j in hc or (i, j) in hcells) else None
-            tds.append(_td(data[i, j], scale, precision, ring))
+            tds.append(_td(v, scale, precision, ring))
         lines.append(f'<tr><th class="ra-row">{_esc(rows[i])}</th>{"".join(tds)}</tr>')
     title_html = (f'<b>{_esc(title)}</b> ' if title else "") + \
         f'<span style="color:#888">({n}\u00d7{m})</span>'

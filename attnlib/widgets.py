@@ -300,13 +300,17 @@ def render_similarity(s, tokens):
     return {"step": step.html, "note": _text(note)}
 
 
-def similarity_explorer(q=None, k=None):
-    """Edit q and k with sliders: their dot product, and the cell of Q K^T it fills."""
+def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat"):
+    """Edit q and k with sliders: their dot product, and the cell of Q K^T it fills.
+
+    Q and K come from the sentence (d_head = len(q), 3 by default); q starts as
+    row 1 of Q and k as row 0 of K.
+    """
     d = 3 if q is None else len(q)
-    ex = essay_example(d_head=d)
+    ex = essay_example(sentence, d_head=d)
     tokens = ex["tokens"]
     Q0, K0 = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]  # (n, d)
-    i0, j0 = 1, 0
+    i0, j0 = min(1, len(tokens) - 1), 0
     q = Q0[i0] if q is None else np.asarray(q, dtype=np.float64)
     k = K0[j0] if k is None else np.asarray(k, dtype=np.float64)
     if q.shape != (d,) or k.shape != (d,):
@@ -429,18 +433,30 @@ def attention_state(sentence="the cat sat on the mat", causal=True, scale=True, 
             "step": step, "frame": frames[step], "n_frames": len(frames)}
 
 
-def render_attention(s):
+def render_attention_projections(s):
     t = s["tokens"]
     dims = [f"d{c}" for c in range(s["Q"].shape[1])]
     proj = viz.equation(viz.matrix(s["X"], t, title="X"), "\u2192",
                         viz.matrix(s["Q"], t, dims, "Q = X Wq"), viz.matrix(s["K"], t, dims, "K = X Wk"),
                         viz.matrix(s["V"], t, dims, "V = X Wv"))
+    return {"projections": proj.html}
+
+
+def render_attention_mixing(s):
+    t = s["tokens"]
+    dims = [f"d{c}" for c in range(s["Q"].shape[1])]
     s_title = "S = Q K\u1d40 / \u221ad" if s["scale"] else "S = Q K\u1d40"
     scores = viz.equation(viz.matrix(s["S"], t, t, s_title, name="S"), "+",
                           viz.matrix(s["mask"], t, t, "mask"), "\u2192 softmax \u2192",
                           viz.matrix(s["A"], t, t, "A", precision=2, vmax=1.0))
     out = viz.equation(viz.matrix(s["A"], t, t, "A", vmax=1.0, name="A (mix)"), "\u00d7",
                        viz.matrix(s["V"], t, dims, "V"), "=", viz.matrix(s["O"], t, dims, "O"))
+    return {"scores": scores.html, "output": out.html}
+
+
+def render_attention_frame(s):
+    t = s["tokens"]
+    dims = [f"d{c}" for c in range(s["Q"].shape[1])]
     stage, i, j = s["frame"]
     if stage == "overview":
         frame = _text(f"Step 0 of {s['n_frames'] - 1}: press play (or move the step slider) to walk "
@@ -454,7 +470,28 @@ def render_attention(s):
                            f"\u2212\u221e, so its weight in A is exactly 0.")
     else:
         frame = viz.matmul_step(s["A"], s["V"], i, j, rows=t, cols=dims, inner=t, names=("A", "V", "O")).html
-    return {"projections": proj.html, "scores": scores.html, "output": out.html, "frame": frame}
+    return {"frame": frame}
+
+
+def render_attention(s):
+    """Every panel of the attention explorer: projections, scores, output, frame."""
+    return {**render_attention_projections(s), **render_attention_mixing(s), **render_attention_frame(s)}
+
+
+def _cached_render(parts):
+    """Combine panel renderers [(key(state), render(state))], re-running each only when its key changes:
+    the step control then redraws one panel, not every table."""
+    memo = {}
+
+    def render(s):
+        html = {}
+        for k, (key, part) in enumerate(parts):
+            kv = key(s)
+            if k not in memo or memo[k][0] != kv:
+                memo[k] = (kv, part(s))
+            html.update(memo[k][1])
+        return html
+    return render
 
 
 def attention_explorer(sentence="the cat sat on the mat", seed=0):
@@ -477,7 +514,11 @@ def attention_explorer(sentence="the cat sat on the mat", seed=0):
 
     rows = [ipw.HBox([controls["sentence"], controls["causal"], controls["scale"]]),
             ipw.HBox([controls["play"], controls["step"]])]
-    return Explorer("attention", controls, compute, render_attention,
+    render = _cached_render([
+        (lambda s: tuple(s["tokens"]), render_attention_projections),
+        (lambda s: (tuple(s["tokens"]), s["causal"], s["scale"]), render_attention_mixing),
+        (lambda s: (tuple(s["tokens"]), s["causal"], s["scale"], s["step"]), render_attention_frame)])
+    return Explorer("attention", controls, compute, render,
                     watch=["sentence", "causal", "scale", "step"], layout_controls=rows)
 
 
@@ -520,42 +561,58 @@ def heads_layers_state(A_stack, layer, head):
 def render_heads_layers(s, tokens, heatmap=None):
     """The selected map as a table, or through `heatmap` (a HeatmapPanel) for long sentences."""
     title = f"A, layer {s['layer']}, head {s['head']}"
-    focus = [tokens[int(j)] for j in np.argmax(s["A"], axis=1)]
+    top = np.argmax(s["A"], axis=1)
     note = "Each row is a query; its largest weight goes to: " + ", ".join(
-        f"{viz._esc(t)}\u2192{viz._esc(f)}" for t, f in zip(tokens, focus))
+        f"{viz._esc(t)}\u2192{viz._esc(tokens[j])} ({viz.fmt(s['A'][i, j])})" for i, (t, j) in enumerate(zip(tokens, top)))
     if heatmap is None:
         return {"A": viz.matrix(s["A"], tokens, tokens, title, vmax=1.0, name="A").html, "note": _text(note)}
     return {"A": heatmap.render(s["A"], title), "note": _text(note)}
 
 
-def _figure_html(fig, dpi=72):
-    """A Figure as an inline <img> (base64 PNG, no URL): works in an HTML panel and offline."""
+def _png_html(png_bytes):
+    """PNG bytes as an inline <img> (base64 data, no URL): works in an HTML panel and offline."""
     import base64
-    import io
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    data = base64.b64encode(png_bytes).decode("ascii")
     return f'<img class="ra-figure" alt="heatmap" src="data:image/png;base64,{data}">'
 
 
 class HeatmapPanel:
-    """One heatmap Figure drawn once and then updated in place (new data, new title):
-    far cheaper than building a new Figure on every click."""
+    """A heatmap Figure (without per-cell numbers: it is for long sentences) drawn
+    once; each update redraws only what changes.
 
-    def __init__(self, A, tokens, title):
-        self.fig = viz.heatmap(A, tokens, tokens, title, vmax=1.0)
+    The axes, labels and colorbar are rendered once and kept as a background. An
+    update restores that background, draws the new image and title on top
+    (matplotlib "blitting") and encodes the canvas as PNG. Rebuilding the
+    whole figure on every click would cost ten times more.
+    """
+
+    def __init__(self, A, tokens, title, dpi=72):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        self.fig = viz.heatmap(A, tokens, tokens, title, vmax=1.0, annotate=False)
+        self.fig.set_dpi(dpi)
+        self.canvas = FigureCanvasAgg(self.fig)
         self.ax = self.fig.axes[0]
-        self.html = _figure_html(self.fig)
-        self.fig.set_layout_engine("none")  # freeze the layout found by the first draw
+        self.canvas.draw()  # the constrained layout is computed here, once
+        self.fig.set_layout_engine("none")
+        self.moving = [self.ax.images[0], self.ax.title, *self.ax.spines.values()]
+        for artist in self.moving:
+            artist.set_animated(True)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(self.fig.bbox)
 
     def render(self, A, title):
-        data = np.ma.masked_invalid(np.asarray(A, dtype=np.float64))
-        self.ax.images[0].set_data(data)
+        from PIL import Image
+        import io
+        A = np.asarray(A, dtype=np.float64)
+        self.ax.images[0].set_data(np.ma.masked_invalid(A))
         self.ax.set_title(title)
-        for text, v in zip(self.ax.texts, data.filled(-np.inf).ravel()):
-            text.set_text(viz.fmt(v, 1) if np.isfinite(v) else f"{viz.MINUS}\u221e")
-        self.fig.ra_data = np.asarray(A, dtype=np.float64)
-        return _figure_html(self.fig)
+        self.canvas.restore_region(self.background)
+        for artist in self.moving:
+            self.ax.draw_artist(artist)
+        buf = io.BytesIO()
+        Image.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png", compress_level=1)
+        self.fig.ra_data = A
+        return _png_html(buf.getvalue())
 
 
 def heads_layers_explorer(A_stack, tokens, view="auto"):
