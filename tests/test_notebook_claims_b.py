@@ -1,0 +1,237 @@
+"""Notebooks 04-07: the skeleton rules, and the claims their text makes.
+
+nbval proves the stored outputs are reproducible; these tests check what nbval
+cannot: the notebook rules of DESIGN.md section 4, and that the general claims
+and the answers hidden in the "Check your intuition" cells are true, recomputed
+here with plain numpy (or PyTorch autograd) instead of the notebooks' own code.
+"""
+import pathlib
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from helpers import need
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = ["04_mixing_rows", "05_learned_mixing", "06_mask_and_softmax", "07_attention_module"]
+SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
+               "np.set_printoptions(precision=2, suppress=True)"]
+EXPLORERS = {"04_mixing_rows": "mixing_explorer", "05_learned_mixing": "similarity_explorer",
+             "06_mask_and_softmax": "softmax_explorer", "07_attention_module": "attention_explorer"}
+
+
+def load(stem):
+    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+
+
+def code_lines(cell):
+    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
+
+
+def softmax_rows(S):
+    """Plain row softmax with -inf allowed (no attnlib)."""
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def causal(S):
+    S = S.copy()
+    S[np.triu_indices(S.shape[0], k=1)] = -np.inf
+    return S
+
+
+# ---------------------------------------------------------------------------
+# the skeleton and the stored-output rules
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_skeleton(stem):
+    nb = load(stem)
+    cells, md = nb.cells, [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert 25 <= len(cells) <= 45, f"{stem} has {len(cells)} cells"
+    first_code = next(c for c in cells if c.cell_type == "code")
+    assert code_lines(first_code) == SETUP_LINES
+    assert md[0].startswith(f"# {stem[:2]} · ")
+    assert "**What you will rediscover**" in md[0]
+    assert 2 <= len(re.findall(r"^- ", md[0], flags=re.M)) <= 4
+    questions = [s for s in md if s.startswith("## Check your intuition")]
+    assert len(questions) == 1
+    n_questions = len(re.findall(r"^\d\. ", questions[0], flags=re.M))
+    details = [s for s in md if "<details>" in s]
+    assert len(details) == 1 and "</details>" in details[0]
+    assert 3 <= n_questions <= 5
+    assert len(re.findall(r"^\d\. ", details[0], flags=re.M)) == n_questions, "one answer per question"
+    assert any(s.startswith("## Recap") and "**The one equation:**" in s and "**The one picture:**" in s
+               for s in md)
+    assert f"../exercises/{stem}.ipynb" in md[-1], "the last cell points to the exercise notebook"
+    assert (ROOT / "exercises" / f"{stem}.ipynb").exists()
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_stored_output_rules(stem):
+    nb = load(stem)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert "widgets" not in nb.metadata
+    explorers, asserts = [], 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert len(code_lines(cell)) <= 15, f"cell {i} is too long"
+        assert not any(l.rstrip().endswith(";") for l in cell.source.splitlines()), f"cell {i} ends with ;"
+        asserts += len(re.findall(r"^\s*assert ", cell.source, flags=re.M))
+        found = re.findall(r"widgets\.(\w+_explorer)\(", cell.source)
+        if found:
+            explorers += found
+            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"widget cell {i} is not marked"
+        assert cell.execution_count is not None, f"cell {i} has not been executed"
+        for out in cell.outputs:
+            assert out.get("name") != "stderr", f"cell {i} wrote to stderr"
+            assert out.output_type != "error", f"cell {i} stored an error"
+            text = out.get("text", "") + out.get("data", {}).get("text/plain", "")
+            assert "np.float64(" not in text, f"cell {i} printed a raw numpy scalar"
+            assert "http://" not in str(out) and "https://" not in str(out), f"cell {i} refers to the network"
+    assert EXPLORERS[stem] in explorers
+    assert asserts >= 10, f"{stem} asserts only {asserts} claims"
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_links_between_notebooks_resolve(stem):
+    md = "\n".join(c.source for c in load(stem).cells if c.cell_type == "markdown")
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", md)
+    assert links
+    for link in links:
+        if link.startswith("0") and int(link[:2]) > 7:
+            continue  # notebooks 08-11 are written separately
+        assert (ROOT / "notebooks" / link).resolve().exists(), link
+
+
+# ---------------------------------------------------------------------------
+# 04: mixing rows
+
+def test_04_causal_average_leaves_the_past_alone():
+    rng = np.random.default_rng(0)
+    V = rng.standard_normal((6, 4))
+    mixed = np.array([V[: i + 1].mean(axis=0) for i in range(6)])
+    V2 = V.copy()
+    V2[2] += 1.0  # edit position 2 (question 4)
+    mixed2 = np.array([V2[: i + 1].mean(axis=0) for i in range(6)])
+    changed = ~np.all(np.isclose(mixed, mixed2), axis=1)
+    assert changed.tolist() == [False, False, True, True, True, True]
+    assert np.array_equal(mixed[0], V[0])
+
+
+def test_04_answers_uniform_weights_and_row_sums():
+    import attnlib as at
+    A = at.uniform_causal_weights(100)
+    assert np.allclose(A[-1], 0.01)  # question 2: 1/100 each
+    V = np.random.default_rng(1).standard_normal((4, 3))
+    w = np.array([0.5, 0.5, 0.5, 0.5])  # a row summing to 2 gives twice an average (question 3)
+    assert np.allclose(w @ V, 2 * V.mean(axis=0))
+
+
+# ---------------------------------------------------------------------------
+# 05: learned scores
+
+def test_05_answers_shapes_and_key_scaling():
+    from attnlib.data import essay_example
+    ex = essay_example(d_head=4)
+    Q, K = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]
+    assert Q.shape == K.shape == (6, 4) and (Q @ K.T).shape == (6, 6)  # question 1
+    K10 = K.copy()
+    K10[2] *= 10.0
+    S, S10 = Q @ K.T, Q @ K10.T
+    assert np.allclose(S10[:, 2], 10 * S[:, 2]) and np.allclose(np.delete(S10, 2, 1), np.delete(S, 2, 1))
+
+
+def test_05_xxt_is_symmetric_but_qkt_is_not():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((5, 6))
+    Wq, Wk = rng.standard_normal((2, 6, 6))
+    assert np.allclose(X @ X.T, (X @ X.T).T)
+    S = (X @ Wq) @ (X @ Wk).T
+    assert not np.allclose(S, S.T)
+    assert np.allclose(S, X @ (Wq @ Wk.T) @ X.T)
+
+
+# ---------------------------------------------------------------------------
+# 06: mask, softmax and the scale
+
+def test_06_answers_softmax_facts():
+    import attnlib as at
+    assert at.softmax(np.array([2.0, -np.inf, -np.inf])).tolist() == [1.0, 0.0, 0.0]  # question 1
+    s = np.random.default_rng(3).standard_normal(6)
+    assert np.allclose(at.softmax(s + 100.0), softmax_rows(s))  # question 2, adding
+    assert at.softmax(100.0 * s).max() > 0.99  # question 2, multiplying
+    assert at.softmax(np.array([0.0, -1e9]))[1] == 0.0 and np.exp(-30.0) > 0.0  # question 3
+
+
+def test_06_variance_of_q_dot_k_grows_with_d():
+    rng = np.random.default_rng(4)
+    var = {}
+    for d in (64, 256):
+        q, k = rng.standard_normal((2, 20000, d))
+        var[d] = np.sum(q * k, axis=1).var()
+    assert 3.6 < var[256] / var[64] < 4.4  # question 4: 4 times the variance, 2 times the size
+
+
+def test_06_mask_after_softmax_breaks_the_row_sums():
+    S = np.random.default_rng(5).standard_normal((5, 5))
+    late = np.tril(softmax_rows(S))  # question 5: zero the future after the softmax
+    assert not np.allclose(late.sum(axis=1)[:-1], 1.0)
+    assert np.allclose(softmax_rows(causal(S)).sum(axis=1), 1.0)
+
+
+def test_06_softmax_gradient_vanishes_as_scores_grow_torch():
+    torch = need("torch", "PyTorch autograd is the independent reference for the softmax gradient")
+    import attnlib as at
+    rng = np.random.default_rng(6)
+    rows, upstream = rng.standard_normal((2, 200, 8))
+    norms = []
+    for c in (1.0, 8.0, 64.0):
+        S = torch.tensor(c * rows, dtype=torch.float64, requires_grad=True)
+        torch.softmax(S, dim=-1).backward(torch.tensor(upstream))
+        dS = S.grad.numpy()
+        A = at.softmax(c * rows)
+        assert np.allclose(at.softmax_backward(A, upstream), dS, atol=1e-12)
+        norms.append(np.median(np.linalg.norm(dS, axis=1)))
+    assert norms[0] > norms[1] > norms[2] and norms[2] < 1e-6 * norms[0]
+
+
+# ---------------------------------------------------------------------------
+# 07: the module
+
+def test_07_rows_of_o_are_convex_mixtures_of_v():
+    rng = np.random.default_rng(7)
+    n = 6
+    V = rng.standard_normal((n, 4))
+    V[:, 1] = -np.abs(V[:, 1]) - 0.1  # a column that is negative everywhere (question 2)
+    A = softmax_rows(causal(3.0 * rng.standard_normal((n, n))))
+    O = A @ V
+    assert np.all(O[:, 1] < 0)
+    for i in range(n):
+        assert np.all(V[: i + 1].min(axis=0) - 1e-12 <= O[i])
+        assert np.all(O[i] <= V[: i + 1].max(axis=0) + 1e-12)
+    assert np.allclose(O[0], V[0])  # question 3
+
+
+def test_07_tiny_weights_give_the_uniform_average():
+    import attnlib as at
+    from attnlib.data import essay_example
+    ex = essay_example()
+    X = ex["X"]
+    A = at.attention_weights(X @ (0.01 * ex["Wq"]), X @ (0.01 * ex["Wk"]))  # question 4
+    uniform = np.tril(np.ones((6, 6))) / np.arange(1, 7)[:, None]
+    assert np.abs(A - uniform).max() < 1e-3
+
+
+def test_07_attention_is_not_linear_but_fixed_mixing_is():
+    import attnlib as at
+    rng = np.random.default_rng(8)
+    X, X2 = rng.uniform(0, 1, (2, 5, 6))
+    Wq, Wk, Wv = rng.uniform(-1, 1, (3, 6, 6))
+    U = np.tril(np.ones((5, 5))) / np.arange(1, 6)[:, None]
+    assert np.allclose(U @ (X + X2) @ Wv, U @ X @ Wv + U @ X2 @ Wv)
+    f = lambda Z: at.self_attention(Z, Wq, Wk, Wv)
+    assert not np.allclose(f(2 * X), 2 * f(X))
+    assert not np.allclose(f(X + X2), f(X) + f(X2))
