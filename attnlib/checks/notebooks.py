@@ -1,0 +1,114 @@
+"""Exercise notebooks on disk: generate stubs, run them headless, read the check outcomes.
+
+Used by tools/make_exercises.py and the course command line (python -m attnlib).
+"""
+import hashlib
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import nbformat
+
+BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
+STUB = '{0}# YOUR CODE HERE (numpy only), then run the check cell below\n{0}raise NotImplementedError("not attempted yet")'
+CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
+REPORT = re.compile(r'class="ra-check ra-(pass|fail|not-attempted)" data-exercise="(\w+)"')
+DIAGNOSIS = re.compile(r'data-diagnosis="([\w-]*)"')
+
+
+def make_exercise(nb):
+    """A copy of a solutions notebook with every solution block replaced by a stub."""
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
+            cell.source = BLOCK.sub(lambda m: STUB.format(m.group(1)), cell.source)
+            if "### BEGIN SOLUTION" in cell.source or "### END SOLUTION" in cell.source:
+                raise ValueError(f"unbalanced solution markers in cell:\n{cell.source}")
+    return nb
+
+
+def exercise_text(solution_path):
+    """The exact file text of the exercise generated from one solutions notebook."""
+    return nbformat.writes(make_exercise(nbformat.read(solution_path, as_version=4))) + "\n"
+
+
+def checked_names(nb):
+    """Exercise names checked by a notebook, in order."""
+    return [m for c in nb.cells if c.cell_type == "code" for m in CHECK_CALL.findall(c.source)]
+
+
+def run(path, timeout=120):
+    """Execute a notebook in a fresh kernel from its own folder; return the executed copy (file untouched)."""
+    from nbclient import NotebookClient
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(pathlib.Path(path).parent)}})
+    client.execute(stderr=subprocess.DEVNULL)
+    return nb
+
+
+def outcomes(nb):
+    """[{name, status, diagnosis, text}] for every check cell of an executed notebook.
+
+    status is "passed", "failed" or "not attempted"; a check cell that never produced
+    a report (e.g. an earlier cell had a syntax error) counts as failed.
+    """
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for name in CHECK_CALL.findall(cell.source):
+            result = {"name": name, "status": "failed", "diagnosis": None, "text": "no report: the cell did not run"}
+            for out in cell.get("outputs", []):
+                html = out.get("data", {}).get("text/html", "")
+                m = REPORT.search(html)
+                if m and m.group(2) == name:
+                    result["status"] = {"pass": "passed", "fail": "failed"}.get(m.group(1), "not attempted")
+                    d = DIAGNOSIS.search(html)
+                    result["diagnosis"] = (d.group(1) or None) if d else None
+                    result["text"] = out["data"].get("text/plain", "")
+                elif out.get("output_type") == "error" and result["text"].startswith("no report"):
+                    result["text"] = f"{out.get('ename')}: {out.get('evalue')}"
+                    if out.get("ename") != "CheckFailed":
+                        result["diagnosis"] = "raised-error"
+            found.append(result)
+    return found
+
+
+# ----------------------------------------------------------------------------
+# a small cache so `status` only re-runs notebooks whose content changed
+
+def _cache_file():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "attnlib" / "grades.json"
+
+
+def _fingerprint(path):
+    h = hashlib.sha256(pathlib.Path(path).read_bytes())
+    for f in sorted(pathlib.Path(__file__).parent.glob("*.py")):  # a new grader invalidates old results
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def graded(path, use_cache=True):
+    """outcomes(run(path)), cached by the notebook's content and the grader's source."""
+    key, cache_file = _fingerprint(path), _cache_file()
+    cache = {}
+    if use_cache and cache_file.exists():
+        try:
+            cache = json.loads(cache_file.read_text())
+        except ValueError:
+            cache = {}
+    entry = cache.get(str(pathlib.Path(path).resolve()))
+    if use_cache and entry and entry["key"] == key:
+        return entry["outcomes"]
+    result = outcomes(run(path))
+    cache[str(pathlib.Path(path).resolve())] = {"key": key, "outcomes": result}
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(cache))
+    except OSError:
+        pass  # a read-only home only costs speed
+    return result

@@ -1,0 +1,122 @@
+"""Exercise notebooks: generated from solutions/, all solved there, all untouched here, nbgrader-compatible."""
+import pathlib
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from attnlib import checks
+from attnlib.checks.notebooks import CHECK_CALL, checked_names, exercise_text, make_exercise
+from helpers import need
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+STEMS = ["01_projection", "02_batches", "03_tokens_and_values", "04_mixing_rows", "05_learned_mixing",
+         "06_mask_and_softmax", "07_attention_module", "08_stacking", "09_next_token", "10_no_mask",
+         "11_generation_and_kv_cache"]
+SOLUTIONS = [ROOT / "solutions" / f"{s}.ipynb" for s in STEMS]
+EXERCISES = [ROOT / "exercises" / f"{s}.ipynb" for s in STEMS]
+
+
+def run_checks(path):
+    """Run a notebook's code cells in this process; return the Report of every check cell."""
+    ns, reports = {}, []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code":
+            continue
+        if CHECK_CALL.match(cell.source.strip()):
+            reports.append(eval(cell.source, ns))  # a check cell is one expression
+        else:
+            exec(cell.source, ns)
+    return reports
+
+
+def test_one_exercise_notebook_per_narrative_notebook_covering_every_name():
+    assert all(p.exists() for p in SOLUTIONS + EXERCISES)
+    names = [n for p in SOLUTIONS for n in checked_names(nbformat.read(p, as_version=4))]
+    assert sorted(names) == sorted(checks.NAMES)  # each checked exactly once
+    assert names.index("softmax") < names.index("attention") < names.index("transformer_block")
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=STEMS)
+def test_exercises_are_exactly_what_the_generator_makes(path):
+    assert path.read_text(encoding="utf-8") == exercise_text(ROOT / "solutions" / path.name), \
+        "exercises/ is stale: run `make exercises` (python tools/make_exercises.py)"
+
+
+def test_no_stray_exercise_notebooks():
+    assert sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb")) == sorted(p.name for p in EXERCISES)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=STEMS)
+def test_solutions_pass_every_check(path):
+    reports = run_checks(path)
+    assert reports and all(r.passed for r in reports), [repr(r) for r in reports]
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=STEMS)
+def test_untouched_exercises_are_not_attempted(path):
+    reports = run_checks(path)
+    assert reports and all(r.status == "not-attempted" for r in reports), [repr(r) for r in reports]
+
+
+def test_the_generator_cuts_out_every_solution_line():
+    for path in SOLUTIONS:
+        sol = nbformat.read(path, as_version=4)
+        ex = make_exercise(sol)
+        for s_cell, e_cell in zip(sol.cells, ex.cells):
+            if "### BEGIN SOLUTION" not in s_cell.source:
+                assert s_cell == e_cell  # everything else, outputs included, is copied as is
+                continue
+            body = s_cell.source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
+            for line in body.strip().splitlines():
+                assert line.strip() not in e_cell.source
+            assert "raise NotImplementedError" in e_cell.source
+
+
+def test_stub_keeps_the_marker_indentation():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "def f(x):\n    if x:\n        ### BEGIN SOLUTION\n        return 1\n        ### END SOLUTION\n    return 0")])
+    assert make_exercise(nb).cells[0].source == (
+        "def f(x):\n    if x:\n        # YOUR CODE HERE (numpy only), then run the check cell below\n"
+        '        raise NotImplementedError("not attempted yet")\n    return 0')
+
+
+def test_nbgrader_clears_every_solution():
+    need("nbgrader", "instructors run the course with nbgrader")
+    from nbgrader.preprocessors import ClearSolutions
+    for path in SOLUTIONS:
+        nb = nbformat.read(path, as_version=4)
+        bodies = [c.source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
+                  for c in nb.cells if "### BEGIN SOLUTION" in c.source]
+        cleared, _ = ClearSolutions().preprocess(nb, {})
+        text = "\n".join(c.source for c in cleared.cells)
+        assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
+        for body in bodies:
+            for line in body.strip().splitlines():
+                assert line.strip() not in text, (path.name, line)
+        graded = [c for c in cleared.cells if c.metadata.get("nbgrader", {}).get("grade")]
+        assert len(graded) == len(bodies)  # one graded check cell per solution
+
+
+def _nbval(path, tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
+           "--nbval", "--nbval-current-env", f"--nbval-sanitize-with={ROOT / 'tests' / 'sanitize.cfg'}", str(path)]
+    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+
+
+def test_nbval_passes_an_exercise_exactly_when_it_is_solved(tmp_path):
+    stem = "04_mixing_rows"
+    pristine = nbformat.read(ROOT / "exercises" / f"{stem}.ipynb", as_version=4)
+    solved = nbformat.read(ROOT / "exercises" / f"{stem}.ipynb", as_version=4)
+    solution = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
+    for cell, sol in zip(solved.cells, solution.cells):
+        if "raise NotImplementedError" in cell.source:  # the learner writes their own version
+            cell.source = sol.source  # the markers are comments
+    nbformat.write(pristine, tmp_path / "pristine.ipynb")
+    nbformat.write(solved, tmp_path / "solved.ipynb")
+    result = _nbval(tmp_path / "solved.ipynb", tmp_path)
+    assert result.returncode == 0, result.stdout[-2000:]
+    result = _nbval(tmp_path / "pristine.ipynb", tmp_path)
+    assert result.returncode != 0 and "not attempted yet" in result.stdout, result.stdout[-2000:]
