@@ -1,0 +1,164 @@
+"""Notebooks 00-03: the skeleton rules, the course map, and the claims their text makes.
+
+nbval proves the stored outputs are reproducible; these tests check what nbval
+cannot: the notebook rules of DESIGN.md section 4, that the course map in 00 links
+every notebook and exercise that exists, and that the answers hidden in the
+"Check your intuition" cells (and the PyTorch remark in 01) are true, each
+recomputed here with plain numpy or PyTorch rather than with the notebook's code.
+"""
+import pathlib
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from helpers import need
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = ["00_start_here", "01_projection", "02_batches", "03_tokens_and_values"]
+SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
+               "np.set_printoptions(precision=2, suppress=True)"]
+
+
+def load(stem):
+    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+
+
+def code_lines(cell):
+    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
+
+
+# ---------------------------------------------------------------------------
+# the skeleton and the stored-output rules
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_skeleton(stem):
+    nb = load(stem)
+    cells, md = nb.cells, [c.source for c in nb.cells if c.cell_type == "markdown"]
+    low = 20 if stem.startswith("00") else 25
+    assert low <= len(cells) <= 45, f"{stem} has {len(cells)} cells"
+    first_code = next(c for c in cells if c.cell_type == "code")
+    assert code_lines(first_code) == SETUP_LINES
+    opening = md[0]
+    assert re.search(r"\*\*What you will (rediscover|find here)\*\*", opening)
+    assert 2 <= len(re.findall(r"^- ", opening, flags=re.M)) <= 4
+    assert any(s.startswith("## Check your intuition") for s in md)
+    details = [s for s in md if "<details>" in s]
+    assert len(details) == 1 and "</details>" in details[0]
+    assert 3 <= len(re.findall(r"^\d\. ", details[0], flags=re.M)) <= 5
+    assert any(s.startswith("## Recap") for s in md)
+    if not stem.startswith("00"):
+        assert f"../exercises/{stem}.ipynb" in md[-1], "the last cell points to the exercise notebook"
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_stored_output_rules(stem):
+    nb = load(stem)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert "widgets" not in nb.metadata
+    explorers = 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert len(code_lines(cell)) <= 15, f"cell {i} is too long"
+        assert not any(l.rstrip().endswith(";") for l in cell.source.splitlines()), f"cell {i} ends with ;"
+        if re.search(r"widgets\.\w+_explorer\(", cell.source):
+            explorers += 1
+            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"widget cell {i} is not marked"
+        assert cell.outputs or not cell.source.strip().splitlines()[-1].startswith(("print", "viz.")), \
+            f"cell {i} has no stored output"
+        for out in cell.outputs:
+            assert out.get("name") != "stderr", f"cell {i} wrote to stderr"
+            assert out.output_type != "error", f"cell {i} stored an error"
+            text = out.get("text", "") + out.get("data", {}).get("text/plain", "")
+            assert "np.float64(" not in text, f"cell {i} printed a raw numpy scalar"
+    assert explorers >= 1, f"{stem} has no explorer"
+
+
+# ---------------------------------------------------------------------------
+# the course map in 00
+
+def map_links():
+    table = next(c.source for c in load("00_start_here").cells
+                 if c.cell_type == "markdown" and c.source.startswith("## The course map"))
+    notebooks = re.findall(r"\]\((\d\d_\w+)\.ipynb\)", table)
+    exercises = re.findall(r"\]\(\.\./exercises/(\d\d_\w+)\.ipynb\)", table)
+    return notebooks, exercises
+
+
+def test_course_map_lists_00_to_11_in_order():
+    notebooks, exercises = map_links()
+    assert [s[:2] for s in notebooks] == [f"{k:02d}" for k in range(12)]
+    assert [s[:2] for s in exercises] == [f"{k:02d}" for k in range(1, 12)]
+    assert exercises == notebooks[1:], "each exercise notebook shares its narrative notebook's name"
+
+
+def test_course_map_links_every_notebook_and_exercise_on_disk():
+    notebooks, exercises = map_links()
+    for folder, linked in (("notebooks", notebooks), ("exercises", exercises)):
+        on_disk = sorted(p.stem for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+        missing = sorted(set(on_disk) - set(linked))
+        assert not missing, f"{folder}/ has notebooks the course map does not link: {missing}"
+
+
+# ---------------------------------------------------------------------------
+# the hidden answers, recomputed independently
+
+def test_00_answers_shapes_for_the_cat_sat():
+    from attnlib.data import essay_example
+    ex = essay_example("the cat sat")
+    X = ex["X"]
+    Q, K, V = X @ ex["Wq"], X @ ex["Wk"], X @ ex["Wv"]
+    S = Q @ K.T  # one score per (token, token) pair; A has the same shape
+    assert X.shape == (3, 6) and V.shape == (3, 6) and S.shape == (3, 3)
+
+
+def test_01_answers():
+    W = np.zeros((300, 50))
+    assert (np.ones(300) @ W).shape == (50,) and W.size == 15_000
+    x, W = np.arange(1.0, 7.0), np.arange(36.0).reshape(6, 6)
+    x[2] = 0.0
+    W2 = W.copy()
+    W2[2] = 1e6  # the row that meets the zero entry no longer matters
+    assert np.array_equal(x @ W, x @ W2)
+    with pytest.raises(ValueError):
+        np.zeros((128, 256)) @ np.zeros(128)
+
+
+def test_01_pytorch_linear_stores_the_transposed_matrix():
+    torch = need("torch", "the remark about nn.Linear in notebook 01")
+    rng = np.random.default_rng(0)
+    x, W = rng.normal(size=(3, 5)), rng.normal(size=(5, 4))  # rows are inputs, W (d_in, d_out)
+    lin = torch.nn.Linear(5, 4, bias=False).double()
+    assert tuple(lin.weight.shape) == (4, 5)  # (d_out, d_in)
+    with torch.no_grad():
+        lin.weight.copy_(torch.from_numpy(W.T))
+        y = lin(torch.from_numpy(x)).numpy()
+    assert np.allclose(y, x @ W)
+
+
+def test_02_answers():
+    rng = np.random.default_rng(1)
+    X, W = rng.normal(size=(4, 6)), rng.normal(size=(6, 3))
+    X2 = X.copy()
+    X2[0] *= 2
+    assert np.allclose((X2 @ W)[0], 2 * (X @ W)[0]) and np.array_equal((X2 @ W)[1], (X @ W)[1])
+    assert (np.zeros((1000, 128)) @ np.zeros((128, 256))).size == 256_000
+    A = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]  # hand-built causal average
+    X3 = X.copy()
+    X3[-1] += 1.0
+    moved = np.abs(A @ (X3 @ W) - A @ (X @ W)).max(axis=1)
+    assert np.array_equal(moved[:3], np.zeros(3)) and moved[3] > 0
+
+
+def test_03_answers():
+    from attnlib.data import word_vectors
+    X = word_vectors("a dog saw a dog")
+    equal = {(i, j) for i in range(5) for j in range(i + 1, 5) if np.array_equal(X[i], X[j])}
+    assert X.shape[0] == 5 and equal == {(0, 3), (1, 4)}
+    Wv = np.random.default_rng(2).normal(size=(6, 6))
+    V = word_vectors("the cat sat on the mat") @ Wv
+    V_swapped = word_vectors("the mat sat on the cat") @ Wv
+    assert np.allclose(V_swapped, V[[0, 5, 2, 3, 4, 1]])
+    assert np.allclose(np.full(6, 1 / 6) @ V, V.mean(axis=0))
