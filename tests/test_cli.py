@@ -1,0 +1,98 @@
+"""python -m attnlib on a temporary copy of the course: status, check, hint, reset (with its backup), lab."""
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def cli(*args, root, env_home):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(env_home), "XDG_CACHE_HOME": str(env_home / "cache")}
+    return subprocess.run([sys.executable, "-m", "attnlib", "--root", str(root), *args],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course folder with three exercise notebooks: 01 solved, 02 wrong, 05 untouched."""
+    root = tmp_path / "course"
+    (root / "exercises").mkdir(parents=True)
+    shutil.copytree(ROOT / "solutions", root / "solutions")
+    for stem in ("01_projection", "02_batches", "05_learned_mixing"):
+        shutil.copy(ROOT / "exercises" / f"{stem}.ipynb", root / "exercises")
+    solve(root, "01_projection", None)
+    solve(root, "02_batches", "    return (W.T @ X.T)  # a learner's transposed attempt")
+    return root
+
+
+def solve(root, stem, body):
+    """Replace the stub of exercises/<stem> with the solution (body None) or with `body`."""
+    path = root / "exercises" / f"{stem}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    sol = nbformat.read(root / "solutions" / f"{stem}.ipynb", as_version=4)
+    for cell, s in zip(nb.cells, sol.cells):
+        if "raise NotImplementedError" in cell.source:
+            head = cell.source.split("    # YOUR CODE HERE")[0]
+            cell.source = s.source if body is None else head + body
+    nbformat.write(nb, path)
+
+
+def test_status_reports_passed_failed_with_diagnosis_and_not_attempted(course, tmp_path):
+    result = cli("status", root=course, env_home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = {ln.split()[1]: ln.split()[2:] for ln in result.stdout.splitlines()[1:] if ln[:2].isdigit()}
+    assert lines["project"] == ["passed"]
+    assert lines["project_rows"] == ["failed", "output-transposed"]
+    assert lines["similarity"] == ["not", "attempted"]
+    assert "1/3 passed, 1 failed, 1 not attempted" in result.stdout
+    again = cli("status", root=course, env_home=tmp_path)  # from the cache, same answer
+    assert again.stdout == result.stdout
+
+
+def test_check_runs_one_notebook_in_a_fresh_kernel(course, tmp_path):
+    ok = cli("check", "01", root=course, env_home=tmp_path)
+    assert ok.returncode == 0 and "✓ project passed" in ok.stdout
+    bad = cli("check", "2", root=course, env_home=tmp_path)
+    assert bad.returncode == 1
+    assert "✗ project_rows failed" in bad.stdout and "output-transposed" in bad.stdout
+
+
+def test_hint_levels(course, tmp_path):
+    from attnlib.checks import hints
+    one = cli("hint", "05", root=course, env_home=tmp_path)
+    assert one.returncode == 0 and hints("similarity")[0] in one.stdout and hints("similarity")[1] not in one.stdout
+    two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
+    assert hints("similarity")[1] in two.stdout
+
+
+def test_reset_backs_up_the_learners_file_then_restores_the_stub(course, tmp_path):
+    path = course / "exercises" / "02_batches.ipynb"
+    mine = path.read_text()
+    for _ in range(2):  # two resets in the same second still keep two distinct backups
+        result = cli("reset", "02", root=course, env_home=tmp_path)
+        assert result.returncode == 0, result.stderr
+    backups = sorted((course / "exercises" / ".backups").glob("02_batches.*.ipynb"))
+    assert len(backups) == 2
+    assert backups[0].read_text() == mine or backups[1].read_text() == mine
+    assert path.read_text() == (ROOT / "exercises" / "02_batches.ipynb").read_text()
+
+
+def test_reset_of_a_missing_notebook_is_a_clear_error(course, tmp_path):
+    result = cli("reset", "42", root=course, env_home=tmp_path)
+    assert result.returncode != 0 and "no solutions/42_*.ipynb" in result.stderr
+
+
+def test_lab_binds_to_localhost_with_a_token(course, tmp_path):
+    (course / "notebooks").mkdir()
+    (course / "notebooks" / "00_start_here.ipynb").write_text("{}")
+    result = cli("lab", "--dry-run", root=course, env_home=tmp_path)
+    assert result.returncode == 0
+    cmd = result.stdout.split()
+    assert "--ip=127.0.0.1" in cmd
+    token = next(c for c in cmd if c.startswith("--IdentityProvider.token="))
+    assert len(token.split("=", 1)[1]) >= 32
+    assert cmd[-1] == "notebooks/00_start_here.ipynb"
