@@ -290,19 +290,26 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
 # ----------------------------------------------------------------------------
 # matplotlib figures (imported lazily: the tables do not need matplotlib)
 
-def colormap():
-    """The tables' diverging scale as a matplotlib colormap; -inf ('bad') is grey."""
+def colormap(positive_only=False):
+    """The tables' colour scale as a matplotlib colormap; -inf ('bad') is grey.
+
+    Diverging (orange, white, blue) for [-vmax, vmax]; with positive_only, the
+    white-to-blue half for [0, vmax], as the tables colour weights in [0, 1].
+    """
     from matplotlib.colors import LinearSegmentedColormap
-    neg = tuple(255 + (c - 255) * 0.85 for c in NEGATIVE)
-    pos = tuple(255 + (c - 255) * 0.85 for c in POSITIVE)
-    cmap = LinearSegmentedColormap.from_list(
-        "attnlib", [tuple(c / 255 for c in neg), (1, 1, 1), tuple(c / 255 for c in pos)])
+    neg = tuple(c / 255 for c in (255 + (c - 255) * 0.85 for c in NEGATIVE))
+    pos = tuple(c / 255 for c in (255 + (c - 255) * 0.85 for c in POSITIVE))
+    colours = [(1, 1, 1), pos] if positive_only else [neg, (1, 1, 1), pos]
+    cmap = LinearSegmentedColormap.from_list("attnlib", colours)
     return cmap.with_extremes(bad="#cfcfcf")
 
 
 def _imshow(ax, data, vmax):
+    """Draw data on the tables' scale: [0, vmax] if nothing is negative, else [-vmax, vmax]."""
     masked = np.ma.masked_invalid(data)
-    return ax.imshow(masked, cmap=colormap(), vmin=-vmax, vmax=vmax, interpolation="nearest")
+    positive = not np.any(masked < 0)
+    return ax.imshow(masked, cmap=colormap(positive), vmin=0 if positive else -vmax, vmax=vmax,
+                     interpolation="nearest")
 
 
 def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
@@ -346,15 +353,22 @@ def heads_grid(A_stack, tokens, title=None):
     n_layers, n_heads, n, _ = A_stack.shape
     tokens = _labels("tokens", tokens, n, A_stack.shape[2:])
     cell = min(max(0.16 * n + 0.8, 1.6), 3.2)
-    fig = Figure(figsize=(cell * n_heads + 0.8, cell * n_layers + 0.4), layout="constrained")
-    axes = fig.subplots(n_layers, n_heads, squeeze=False)
+    fig = Figure(figsize=(cell * n_heads + 1.4, cell * n_layers + 0.9))
+    axes = fig.subplots(n_layers, n_heads, squeeze=False,
+                        gridspec_kw=dict(wspace=0.08, hspace=0.25, left=0.16, bottom=0.16, top=0.9))
     for l in range(n_layers):
         for h in range(n_heads):
             ax = axes[l, h]
             im = _imshow(ax, A_stack[l, h], 1.0)
             ax.set_title(f"layer {l}, head {h}", fontsize=8)
-            ax.set_xticks(range(n), tokens if l == n_layers - 1 else [], fontsize=6, rotation=90)
-            ax.set_yticks(range(n), tokens if h == 0 else [], fontsize=6)
+            if l == n_layers - 1:  # token labels on the outer panels only: ticks are costly to draw
+                ax.set_xticks(range(n), tokens, fontsize=6, rotation=90)
+            else:
+                ax.set_xticks([])
+            if h == 0:
+                ax.set_yticks(range(n), tokens, fontsize=6)
+            else:
+                ax.set_yticks([])
     fig.colorbar(im, ax=axes, shrink=0.6)
     if title:
         fig.suptitle(title)

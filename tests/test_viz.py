@@ -210,3 +210,18 @@ def test_colormap_matches_the_tables():
     top = tuple(round(255 * c) for c in cmap(1.0)[:3])
     table = viz.cell_colour(1.0, 1.0)[0]
     assert "#%02x%02x%02x" % top == table
+
+
+def test_heatmap_colours_match_the_tables():
+    # weights in [0, 1]: white to blue, the same colour as a table cell on vmax=1
+    fig = viz.heatmap(np.array([[0.5, 0.0], [1.0, 0.25]]), vmax=1.0)
+    im = fig.axes[0].images[0]
+    for v in (0.25, 0.5, 1.0):
+        rgb = [round(255 * c) for c in im.cmap(im.norm(v))[:3]]
+        table = viz.cell_colour(v, 1.0)[0]
+        expected = [int(table[k:k + 2], 16) for k in (1, 3, 5)]
+        assert max(abs(a - b) for a, b in zip(rgb, expected)) <= 2  # the colormap has 256 levels
+    # with negative values the scale is symmetric around white
+    fig = viz.heatmap(np.array([[-2.0, 1.0]]))
+    im = fig.axes[0].images[0]
+    assert (im.norm.vmin, im.norm.vmax) == (-2.0, 2.0)
