@@ -211,6 +211,10 @@ def test_not_callable_and_unknown_names():
         check("softmaxx", softmax_ok)
 
 
+def test_handing_in_attnlibs_own_function_is_refused():
+    assert fails("softmax", al.softmax).diagnosis == "uses-attnlib"
+
+
 def test_off_the_main_thread_there_is_no_time_limit_but_it_still_works():
     results = []
     thread = threading.Thread(target=lambda: results.append(check("softmax", softmax_ok)))

@@ -66,6 +66,11 @@ def check(name, fn, time_limit=None):
                         problems=[f"check expects your function itself, got a {type(fn).__name__}"],
                         hints=(ex.hint1, ex.hint2), formula=ex.formula)
         _fail(report)
+    if (getattr(fn, "__module__", None) or "").split(".")[0] == "attnlib":
+        report = Report(name, "fail", diagnosis="uses-attnlib", probe="(none)",
+                        problems=[f"{getattr(fn, '__name__', name)} is attnlib's own function, not yours"],
+                        hints=(ex.hint1, ex.hint2), formula=ex.formula)
+        _fail(report)
     limit = TIME_LIMIT if time_limit is None else time_limit
     outcomes, expected = [], []
     for p in ex.probes:
@@ -119,6 +124,10 @@ def _diagnose(ex, outcomes, expected):
         if _matches(wrong, ex.probes, outcomes, expected):
             return diagnosis
     i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
+    if outcomes[i].kind == "ok":  # two mistakes at once: name the one that explains the first failing probe
+        for diagnosis, wrong in ex.wrong:
+            if _matches(wrong, ex.probes[i:i + 1], outcomes[i:i + 1], expected[i:i + 1]):
+                return diagnosis
     return _generic(outcomes[i], expected[i])
 
 

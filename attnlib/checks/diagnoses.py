@@ -9,6 +9,7 @@ DIAGNOSES = {
     "mutates-input": "Your function changed an array it was given. The caller still needs it: "
                      "work on a copy (X = X.copy()) or build a new array instead of writing in place.",
     "not-attempted": "The exercise still raises NotImplementedError: replace that line with your code.",
+    "uses-attnlib": "That is attnlib's implementation; the exercise is to write it yourself with numpy.",
     "timeout": "Your function did not return within the time limit; look for a loop that never ends.",
     "raised-error": "Your function raised an error on this probe (see the message above).",
     "wrong-type": "Your function returned the wrong kind of object.",
