@@ -23,6 +23,9 @@ from .attention import (similarity, attention_weights, attention, self_attention
 from .layers import layer_norm, gelu, transformer_block, next_token_logits
 from .cache import attend_step, kv_cache_bytes
 from .model import TinyLM, KVCache
+from .optim import Adam
+from .train import train, train_task
+from .data import Tokenizer
 
 __version__ = "0.1.0"
 
@@ -33,5 +36,5 @@ __all__ = [
     "tiled_attention",
     "layer_norm", "gelu", "transformer_block", "next_token_logits",
     "attend_step", "kv_cache_bytes",
-    "TinyLM", "KVCache",
+    "TinyLM", "KVCache", "Adam", "train", "train_task", "Tokenizer",
 ]

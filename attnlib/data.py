@@ -3,9 +3,14 @@
 Every word gets a fixed vector: the same word always gives the same row of X,
 whatever sentence it sits in, so the two "the" rows of "the cat sat on the mat"
 are identical. Values are rounded to one decimal so tables stay readable.
+
+The second half generates toy training data for TinyLM: a small grammar of "the
+cat sat on the mat" sentences, a copy task and a fill-in-the-blank task, with a
+word-level Tokenizer.
 """
 import re
 import zlib
+from collections import namedtuple
 
 import numpy as np
 
@@ -59,3 +64,162 @@ def essay_example(sentence=ESSAY_SENTENCE, d_model=6, d_head=6, seed=0):
         "Wv": example_weights(d_model, d_head, seed + 3),
         "Wo": example_weights(d_head, d_model, seed + 4),
     }
+
+
+# ----------------------------------------------------------------------------
+# Toy corpora for training TinyLM (notebooks 08-11). Everything is generated
+# from a seeded rng: no downloads. Each task's `batch(batch_size, rng)` returns
+# Batch(tokens, targets, mask), all (B, T): targets[b, t] is what position t
+# should predict (-1 where nothing is scored) and mask marks the positions whose
+# answer the task's rule determines, where accuracy is measured.
+
+Batch = namedtuple("Batch", ["tokens", "targets", "mask"])
+
+# Every animal has its own place, so "the cat ... on the" can only end in "mat":
+# the noun decides a word four or five tokens later (agreement across words).
+PLACES = {"cat": "mat", "dog": "rug", "bird": "branch", "frog": "log"}
+ADJECTIVES = ("big", "small", "black", "old")
+VERBS = ("sat", "slept", "stood", "waited")
+
+
+class Tokenizer:
+    """Words <-> integer ids, one id per word of a fixed vocabulary.
+
+    encode("the cat sat") -> array([...]); decode(ids) -> "the cat sat".
+    """
+
+    def __init__(self, words):
+        words = list(words)
+        if len(set(words)) != len(words) or not words:
+            raise ValueError(f"words must be a non-empty list without repeats, got {words}")
+        self.words = words
+        self.ids = {w: i for i, w in enumerate(words)}
+
+    def __len__(self):
+        return len(self.words)
+
+    def __repr__(self):
+        return f"Tokenizer({len(self)} words: {' '.join(self.words)})"
+
+    def encode(self, text):
+        """A sentence (str) or a list of words -> int array (n,)."""
+        words = text.split() if isinstance(text, str) else list(text)
+        unknown = [w for w in words if w not in self.ids]
+        if unknown:
+            raise ValueError(f"words not in the vocabulary: {', '.join(map(repr, unknown))}; "
+                             f"known words are: {' '.join(self.words)}")
+        return np.array([self.ids[w] for w in words], dtype=np.int64)
+
+    def decode(self, ids):
+        """Int ids (n,) -> the words joined by spaces."""
+        ids = np.asarray(ids)
+        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"ids must be a 1-D integer array, got dtype {ids.dtype} and shape {ids.shape}")
+        if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
+            raise ValueError(f"ids must be in [0, {len(self)}), got values from {ids.min()} to {ids.max()}")
+        return " ".join(self.words[i] for i in ids)
+
+
+def cat_sentence(rng):
+    """One sentence of the grammar as a list of words: "the [adjective] animal verb on the place ."."""
+    animal = str(rng.choice(list(PLACES)))
+    adjective = [str(rng.choice(ADJECTIVES))] if rng.random() < 0.5 else []
+    return ["the", *adjective, animal, str(rng.choice(VERBS)), "on", "the", PLACES[animal], "."]
+
+
+def cat_sentences(n, seed=0):
+    """n sentences of the grammar, as strings."""
+    rng = np.random.default_rng(seed)
+    return [" ".join(cat_sentence(rng)) for _ in range(as_positive_int("n", n))]
+
+
+GRAMMAR_WORDS = ["the", *PLACES, *PLACES.values(), *ADJECTIVES, *VERBS, "on", "."]
+
+
+class SentenceTask:
+    """Next-token prediction on a stream of grammar sentences.
+
+    Each row is sentences laid end to end, cut to seq_len. The rule-determined
+    positions are those whose next word is a place: only attention back to the
+    animal can tell "mat" from "rug".
+    """
+
+    name = "sentences"
+
+    def __init__(self, seq_len=24):
+        self.seq_len = as_positive_int("seq_len", seq_len)
+        self.tokenizer = Tokenizer(GRAMMAR_WORDS)
+        self.place_ids = self.tokenizer.encode(list(PLACES.values()))
+
+    def batch(self, batch_size, rng):
+        rows = []
+        for _ in range(as_positive_int("batch_size", batch_size)):
+            words = []
+            while len(words) < self.seq_len + 1:
+                words += cat_sentence(rng)
+            rows.append(self.tokenizer.encode(words[:self.seq_len + 1]))
+        seq = np.stack(rows)  # (B, T + 1)
+        targets = seq[:, 1:]
+        return Batch(seq[:, :-1], targets, np.isin(targets, self.place_ids))
+
+
+class CopyTask:
+    """Repeat a random run of words: "w1 .. wk | w1 .. wk".
+
+    After the bar each word equals the one k + 1 positions back, so a head that
+    attends exactly that far back solves it: the learned attention map shows a
+    stripe parallel to the diagonal. Tokens before the bar are random and
+    unpredictable; the rule-determined positions are the bar and the words
+    after it (the last one has nothing to predict and is dropped).
+    """
+
+    name = "copy"
+
+    def __init__(self, span=8, words=None):
+        self.span = as_positive_int("span", span)
+        words = list(words) if words is not None else list(PLACES) + list(ADJECTIVES) + list(PLACES.values())
+        self.tokenizer = Tokenizer(words + ["|"])
+        self.n_words = len(words)
+        self.seq_len = 2 * self.span
+
+    def batch(self, batch_size, rng):
+        B, k = as_positive_int("batch_size", batch_size), self.span
+        run = rng.integers(0, self.n_words, (B, k))  # (B, k)
+        bar = np.full((B, 1), self.n_words)
+        seq = np.concatenate([run, bar, run], axis=1)  # (B, 2k + 1)
+        mask = np.zeros((B, 2 * k), dtype=bool)
+        mask[:, k:] = True  # from the bar on, the next word is a copy
+        return Batch(seq[:, :-1], seq[:, 1:], mask)
+
+
+class BlankTask:
+    """Fill in the blank: "the _ sat on the mat ." -> "cat".
+
+    The animal is replaced by "_" and the target at that position is the animal;
+    no other position is scored. The answer is given only by the place word
+    AFTER the blank, so a causal model can only guess (1 in 4), while a
+    bidirectional model (TinyLM(..., causal=False)) can read it.
+    """
+
+    name = "blank"
+
+    def __init__(self, seq_len=8):
+        self.seq_len = as_positive_int("seq_len", seq_len)
+        if self.seq_len < 8:
+            raise ValueError(f"seq_len must be >= 8 to hold the longest sentence, got {seq_len}")
+        self.tokenizer = Tokenizer(GRAMMAR_WORDS + ["_"])
+
+    def batch(self, batch_size, rng):
+        B = as_positive_int("batch_size", batch_size)
+        tokens = np.full((B, self.seq_len), self.tokenizer.ids["."])
+        targets = np.full((B, self.seq_len), -1)
+        for b in range(B):
+            words = cat_sentence(rng)
+            i = 1 if words[1] in PLACES else 2  # the animal's position
+            targets[b, i] = self.tokenizer.ids[words[i]]
+            words[i] = "_"
+            tokens[b, :len(words)] = self.tokenizer.encode(words)
+        return Batch(tokens, targets, targets >= 0)
+
+
+TASKS = {"sentences": SentenceTask, "copy": CopyTask, "blank": BlankTask}

@@ -129,10 +129,14 @@ def embed_backward(dX, cache):
 
 def layer_norm_forward(X, g, b, eps=1e-5):
     """Y = (X - mean) / sqrt(var + eps) * g + b over the last axis of X (..., d)."""
-    Xc = X - X.mean(axis=-1, keepdims=True)  # (..., d)
-    rstd = 1.0 / np.sqrt((Xc * Xc).mean(axis=-1, keepdims=True) + eps)  # (..., 1)
-    Xhat = Xc * rstd  # (..., d)
-    return Xhat * g + b, (Xhat, rstd, g)
+    inv_d = 1.0 / X.shape[-1]
+    Xc = X - X.sum(axis=-1, keepdims=True) * inv_d  # (..., d) centred rows
+    rstd = 1.0 / np.sqrt(np.einsum("...i,...i->...", Xc, Xc)[..., None] * inv_d + eps)  # (..., 1)
+    Xhat = Xc
+    Xhat *= rstd  # (..., d) mean 0, variance 1
+    Y = Xhat * g
+    Y += b
+    return Y, (Xhat, rstd, g)
 
 
 def layer_norm_backward(dY, cache):
@@ -146,28 +150,53 @@ def layer_norm_backward(dY, cache):
     dg = (dY * Xhat).reshape(-1, d).sum(axis=0)  # (d,)
     db = dY.reshape(-1, d).sum(axis=0)  # (d,)
     dXhat = dY * g  # (..., d)
-    dX = rstd * (dXhat - dXhat.mean(axis=-1, keepdims=True)
-                 - Xhat * (dXhat * Xhat).mean(axis=-1, keepdims=True))
+    mean_dXhat = dXhat.sum(axis=-1, keepdims=True) * (1.0 / d)  # (..., 1)
+    mean_dXhat_Xhat = np.einsum("...i,...i->...", dXhat, Xhat)[..., None] * (1.0 / d)  # (..., 1)
+    dX = dXhat
+    dX -= mean_dXhat
+    dX -= Xhat * mean_dXhat_Xhat
+    dX *= rstd
     return dX, dg, db
 
 
 def gelu_forward(X):
-    """Y = 0.5 X (1 + tanh(c (X + 0.044715 X^3))), elementwise."""
-    t = np.tanh(_GELU_C * (X + 0.044715 * X ** 3))
-    return 0.5 * X * (1.0 + t), (X, t)
+    """Y = 0.5 X (1 + tanh(c (X + 0.044715 X^3))), elementwise (in-place steps, same maths)."""
+    u = X * X
+    u *= 0.044715 * _GELU_C
+    u += _GELU_C
+    u *= X  # c (X + 0.044715 X^3)
+    t = np.tanh(u, out=u)
+    Y = t + 1.0
+    Y *= X
+    Y *= 0.5
+    return Y, (X, t)
 
 
 def gelu_backward(dY, cache):
-    """dX = dY * gelu'(X), with d tanh(u) = (1 - tanh^2) du."""
+    """dX = dY * gelu'(X) = dY * 0.5 (1 + t + X (1 - t^2) c (1 + 3 * 0.044715 X^2)), t = tanh(...)."""
     X, t = cache
-    du = _GELU_C * (1.0 + 3 * 0.044715 * X ** 2)
-    return dY * (0.5 * (1.0 + t) + 0.5 * X * (1.0 - t * t) * du)
+    du = X * X
+    du *= 3 * 0.044715 * _GELU_C
+    du += _GELU_C  # d/dX of c (X + 0.044715 X^3)
+    s = t * t
+    np.subtract(1.0, s, out=s)  # 1 - tanh^2
+    s *= X
+    s *= du
+    s += t
+    s += 1.0
+    s *= 0.5  # gelu'(X)
+    s *= dY
+    return s
 
 
 def mlp_forward(X, W1, b1, W2, b2):
     """Y = gelu(X W1 + b1) W2 + b2. X (..., d_model) -> (..., d_model)."""
-    G, gelu_cache = gelu_forward(X @ W1 + b1)  # (..., d_ff)
-    return G @ W2 + b2, (X, W1, G, gelu_cache, W2)
+    H = X @ W1  # (..., d_ff)
+    H += b1
+    G, gelu_cache = gelu_forward(H)  # (..., d_ff)
+    Y = G @ W2  # (..., d_model)
+    Y += b2
+    return Y, (X, W1, G, gelu_cache, W2)
 
 
 def mlp_backward(dY, cache):
