@@ -324,7 +324,7 @@ def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
     rows = _labels("rows", rows, n, data.shape)
     cols = _labels("cols", cols, m, data.shape)
     scale = _scale(data, vmax)
-    size = min(max(0.32 * max(n, m) + 1.5, 3.0), 12.0)
+    size = min(max(0.24 * max(n, m) + 1.2, 3.0), 10.0)
     fig = Figure(figsize=(size * max(m / max(n, m), 0.5) + 1.0, size * max(n / max(n, m), 0.5)),
                  layout="constrained")
     ax = fig.add_subplot()

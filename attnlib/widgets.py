@@ -60,6 +60,17 @@ class Explorer(ipw.VBox):
         for key in (watch or controls):
             controls[key].observe(self._on_change, names="value")
 
+    def __repr__(self):
+        return f"<{self.name} explorer: run the notebook to use its controls>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget for JupyterLab, plus a static HTML snapshot of the panels
+        for renderers without a kernel (nbconvert, GitHub)."""
+        data = super()._repr_mimebundle_(**kwargs) or {}
+        data["text/plain"] = repr(self)
+        data["text/html"] = snapshot_html(self)
+        return data
+
     def _on_change(self, change):
         if not self._busy:
             self.update()
@@ -79,6 +90,15 @@ class Explorer(ipw.VBox):
         self.message.value = ""
         for key, value in self._render(state).items():
             self.views[key].value = value
+
+
+def snapshot_html(explorer):
+    """The explorer's panels as static HTML (no controls). Its classes are ra-snapshot and
+    ra-snapshot-<name>, never ra-explorer, so a page search finds only the live widget."""
+    panels = "".join(v.value for v in explorer.views.values())
+    return (f'<div class="ra-snapshot ra-snapshot-{explorer.name}">'
+            f'<div class="ra-view" style="color:#666;margin:2px 0">{viz._esc(explorer.name)} explorer '
+            f'(a static snapshot: run the notebook to use the controls)</div>{panels}</div>')
 
 
 def _text(html):

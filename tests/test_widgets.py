@@ -292,6 +292,7 @@ def all_rendered_html():
             if hasattr(control, "max") and not isinstance(control.value, str):
                 control.value = control.max
                 out += [v.value for v in ex.views.values()]
+        out.append(ex._repr_mimebundle_()["text/html"])
     A_stack, tokens = widgets.random_stack_maps(" ".join(f"w{k}" for k in range(18)), 1, 1)
     out += [v.value for v in widgets.heads_layers_explorer(A_stack, tokens).views.values()]
     return out
@@ -302,3 +303,13 @@ def test_nothing_rendered_points_at_the_network():
     assert len(pages) > 30
     for html in pages:
         assert not URL.search(html), URL.search(html).group(0)
+
+
+def test_explorer_display_has_a_static_snapshot_for_renderers_without_a_kernel():
+    ex = widgets.attention_explorer("a dog ran")
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "<attention explorer: run the notebook to use its controls>"
+    html = bundle["text/html"]
+    assert 'class="ra-snapshot ra-snapshot-attention"' in html and "ra-explorer" not in html
+    assert row_labels(html, "O") == ["a", "dog", "ran"]
