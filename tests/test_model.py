@@ -1,0 +1,185 @@
+"""TinyLM: the API contract, agreement with the per-sentence reference, causality,
+the KV cache, and errors that name the bad argument."""
+import numpy as np
+import pytest
+
+from attnlib import attention_weights, layer_norm, transformer_block
+from attnlib.layers import BLOCK_KEYS
+from attnlib.model import TinyLM
+from helpers import rng
+
+
+def small(**kw):
+    args = dict(vocab_size=11, d_model=16, n_heads=4, n_layers=2, max_len=40, seed=0, init_std=0.3)
+    args.update(kw)
+    return TinyLM(**args)
+
+
+def reference_logits(model, tokens):
+    """The same model written with the public one-sentence functions of attnlib.layers."""
+    p = model.params
+    X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]
+    for i in range(model.n_layers):
+        X = transformer_block(X, {k: p[f"blocks.{i}.{k}"] for k in BLOCK_KEYS}, model.n_heads, model.causal)
+    return layer_norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"]
+
+
+def test_params_follow_the_contract():
+    model = TinyLM(13, 8, 2, 3, 20)
+    expected = {"tok_emb": (13, 8), "pos_emb": (20, 8), "ln_f_g": (8,), "ln_f_b": (8,), "W_out": (8, 13)}
+    shapes = {"ln1_g": (8,), "ln1_b": (8,), "Wq": (8, 8), "Wk": (8, 8), "Wv": (8, 8), "Wo": (8, 8),
+              "ln2_g": (8,), "ln2_b": (8,), "W1": (8, 32), "b1": (32,), "W2": (32, 8), "b2": (8,)}
+    for i in range(3):
+        for k in BLOCK_KEYS:
+            expected[f"blocks.{i}.{k}"] = shapes[k]
+    assert {k: v.shape for k, v in model.params.items()} == expected
+    assert all(v.dtype == np.float64 for v in model.params.values())
+    assert all(v.dtype == np.float32 for v in TinyLM(13, 8, 2, 3, 20, dtype=np.float32).params.values())
+
+
+def test_init_is_gpt2_like_and_seeded():
+    model = TinyLM(50, 64, 2, 4, 64, seed=5)
+    W = model.params["blocks.0.W1"]
+    assert W.std() == pytest.approx(0.02, rel=0.05)
+    assert model.params["blocks.3.Wo"].std() == pytest.approx(0.02 / np.sqrt(8), rel=0.1)  # residual scaling
+    assert np.all(model.params["blocks.1.ln1_g"] == 1) and np.all(model.params["blocks.1.b1"] == 0)
+    assert TinyLM(50, 64, 2, 4, 64, seed=5, init_std=1.0).params["blocks.0.W1"].std() == pytest.approx(1.0, rel=0.05)
+    again = TinyLM(50, 64, 2, 4, 64, seed=5)
+    assert all(np.array_equal(model.params[k], again.params[k]) for k in model.params)
+    assert not np.array_equal(W, TinyLM(50, 64, 2, 4, 64, seed=6).params["blocks.0.W1"])
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_forward_matches_the_one_sentence_reference(causal):
+    model = small(causal=causal)
+    tokens = rng(1).integers(0, 11, (3, 9))
+    logits = model.forward(tokens)
+    assert logits.shape == (3, 9, 11)
+    for b in range(3):
+        np.testing.assert_allclose(logits[b], reference_logits(model, tokens[b]), atol=1e-12)
+    np.testing.assert_allclose(model.forward(tokens[0]), logits[0], atol=1e-12)  # 1-D convenience
+
+
+def test_without_the_scale_scores_are_not_divided():
+    model = small(attn_scale=False)
+    scaled = small()
+    # with the scale off, dividing Wq by sqrt(d_head) gives back the scaled model
+    for i in range(model.n_layers):
+        model.params[f"blocks.{i}.Wq"] = scaled.params[f"blocks.{i}.Wq"] / np.sqrt(scaled.d_head)
+    tokens = rng(2).integers(0, 11, (2, 7))
+    np.testing.assert_allclose(model.forward(tokens), scaled.forward(tokens), atol=1e-12)
+
+
+def test_later_tokens_never_change_earlier_logits():
+    model = small()
+    tokens = rng(3).integers(0, 11, 12)
+    base = model.forward(tokens)
+    for t in range(12):
+        changed = tokens.copy()
+        changed[t:] = (changed[t:] + 1 + rng(t).integers(0, 10, 12 - t)) % 11
+        out = model.forward(changed)
+        np.testing.assert_array_equal(out[:t], base[:t])
+        assert not np.allclose(out[t], base[t])
+    # the bidirectional model does look ahead
+    bi = small(causal=False)
+    changed = tokens.copy()
+    changed[-1] = (changed[-1] + 1) % 11
+    assert not np.allclose(bi.forward(changed)[0], bi.forward(tokens)[0])
+
+
+def test_attention_maps_are_each_heads_softmax():
+    model = small()
+    tokens = rng(4).integers(0, 11, 6)
+    maps = model.attention_maps(tokens)
+    assert maps.shape == (2, 4, 6, 6)
+    np.testing.assert_allclose(maps.sum(-1), 1.0)
+    assert np.all(np.triu(maps, 1) == 0)
+    # layer 0's heads, recomputed from the embeddings with the public attention_weights
+    p = model.params
+    H = layer_norm(p["tok_emb"][tokens] + p["pos_emb"][:6], p["blocks.0.ln1_g"], p["blocks.0.ln1_b"])
+    Q, K = H @ p["blocks.0.Wq"], H @ p["blocks.0.Wk"]
+    for h in range(4):
+        cols = slice(4 * h, 4 * h + 4)
+        np.testing.assert_allclose(maps[0, h], attention_weights(Q[:, cols], K[:, cols]), atol=1e-12)
+
+
+def test_cached_and_uncached_generation_agree():
+    model = small()
+    prompt = rng(5).integers(0, 11, 4)
+    cached = model.generate(prompt, 30)
+    uncached = model.generate(prompt, 30, use_cache=False)
+    assert cached.shape == (34,) and np.array_equal(cached[:4], prompt)
+    np.testing.assert_array_equal(cached, uncached)
+    # greedy means: each new token is the argmax of the full forward pass on what came before
+    for t in range(4, 34):
+        assert cached[t] == np.argmax(reference_logits(model, cached[:t])[-1])
+    hot = model.generate(prompt, 30, temperature=1.5, rng=np.random.default_rng(1))
+    hot_uncached = model.generate(prompt, 30, temperature=1.5, use_cache=False, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(hot, hot_uncached)
+    assert not np.array_equal(hot, cached)
+
+
+def test_the_cache_grows_one_row_per_token_and_matches_the_full_pass():
+    model = small()
+    tokens = rng(6).integers(0, 11, 10)
+    cache = model.new_cache()
+    rows = [model.step(tokens[:3], cache)]  # prefill 3 tokens at once
+    assert cache.length == 3 and cache.keys(0).shape == (4, 3, 4)
+    for t in range(3, 10):
+        rows.append(model.step(tokens[t:t + 1], cache))
+        assert cache.keys(1).shape == (4, t + 1, 4) and cache.values(1).shape == (4, t + 1, 4)
+    np.testing.assert_allclose(np.concatenate(rows), reference_logits(model, tokens), atol=1e-12)
+
+
+def test_float32_model_runs_in_float32():
+    model = small(dtype=np.float32)
+    tokens = rng(7).integers(0, 11, (2, 5))
+    assert model.forward(tokens).dtype == np.float32
+    loss, grads = model.loss_and_grads(tokens, tokens)
+    assert all(g.dtype == np.float32 for g in grads.values())
+    wide = small()
+    wide.params = {k: v.astype(np.float64) for k, v in model.params.items()}
+    np.testing.assert_allclose(model.forward(tokens), wide.forward(tokens), atol=1e-4)
+
+
+def test_inputs_are_not_mutated():
+    model = small()
+    tokens = rng(8).integers(0, 11, (2, 6))
+    before = {k: v.copy() for k, v in model.params.items()}
+    kept = tokens.copy()
+    model.loss_and_grads(tokens, tokens)
+    model.generate(tokens[0], 3)
+    assert np.array_equal(tokens, kept)
+    assert all(np.array_equal(before[k], model.params[k]) for k in before)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda m: m.forward(np.array([[1, 2, 11]])), ["tokens", "vocab_size=11"]),
+    (lambda m: m.forward(np.array([[1.0, 2.0]])), ["tokens", "float64"]),
+    (lambda m: m.forward(np.zeros((2, 41), dtype=int)), ["tokens", "max_len=40", "(2, 41)"]),
+    (lambda m: m.forward(np.zeros((1, 2, 3), dtype=int)), ["tokens", "(1, 2, 3)"]),
+    (lambda m: m.loss_and_grads(np.zeros((2, 3), dtype=int), np.zeros((2, 4), dtype=int)), ["targets", "(2, 4)"]),
+    (lambda m: m.loss_and_grads(np.zeros((2, 3), dtype=int), np.full((2, 3), 12)), ["targets", "12"]),
+    (lambda m: m.generate(np.array([1, 2]), 39), ["n_new=39", "max_len=40"]),
+    (lambda m: m.generate(np.array([[1, 2]]), 3), ["prompt", "(1, 2)"]),
+    (lambda m: m.generate(np.array([1, 2]), -1), ["n_new"]),
+    (lambda m: m.generate(np.array([1, 2]), 3, temperature=-1), ["temperature"]),
+    (lambda m: m.attention_maps(np.zeros((2, 3), dtype=int)), ["tokens", "(2, 3)"]),
+])
+def test_bad_input_names_the_argument(call, words):
+    with pytest.raises(ValueError) as info:
+        call(small())
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_bad_construction_and_cache_misuse():
+    with pytest.raises(ValueError, match="n_heads=3 does not divide d_model=16"):
+        TinyLM(11, 16, 3, 2, 8)
+    with pytest.raises(ValueError, match="vocab_size"):
+        TinyLM(0, 16, 2, 2, 8)
+    with pytest.raises(ValueError, match="dtype"):
+        TinyLM(11, 16, 2, 2, 8, dtype=np.int64)
+    with pytest.raises(ValueError, match="causal"):
+        small(causal=False).generate(np.array([1, 2]), 3)
+    assert len(small(causal=False).generate(np.array([1, 2]), 3, use_cache=False)) == 5
