@@ -111,7 +111,7 @@ def _num(v, p=2):
 
 def _float_text(description, value, width="150px"):
     return ipw.FloatText(value=float(value), description=description, step=0.1,
-                       layout=ipw.Layout(width=width), style={"description_width": "40px"})
+                         layout=ipw.Layout(width=width), style={"description_width": "40px"})
 
 
 def _checkbox(description, value):
@@ -121,26 +121,19 @@ def _checkbox(description, value):
 def _token_dropdown(description, tokens, value=0):
     options = [(f"{i}: {t}", i) for i, t in enumerate(tokens)]
     return ipw.Dropdown(options=options, value=value, description=description,
-                      layout=ipw.Layout(width="180px"), style={"description_width": "50px"})
-
-
-def _set_options(dropdown, tokens):
-    """Refresh a token dropdown's options, keeping the index when it still exists."""
-    old = dropdown.value
-    dropdown.options = [(f"{i}: {t}", i) for i, t in enumerate(tokens)]
-    dropdown.value = old if old is not None and old < len(tokens) else 0
+                        layout=ipw.Layout(width="180px"), style={"description_width": "50px"})
 
 
 # ----------------------------------------------------------------------------
 # projection: x' = x W
 
-def projection_state(x, W_):
+def projection_state(x, W):
     """x (d_in,), W (d_in, d_out) -> dict(x, W, x_prime)."""
     x = np.asarray(x, dtype=np.float64)
-    W_ = np.asarray(W_, dtype=np.float64)
-    if x.ndim != 1 or W_.ndim != 2 or W_.shape[0] != x.shape[0]:
-        raise ValueError(f"x must be (d_in,) and W (d_in, d_out), got x {x.shape}, W {W_.shape}")
-    return {"x": x, "W": W_, "x_prime": x @ W_}  # (d_out,)
+    W = np.asarray(W, dtype=np.float64)
+    if x.ndim != 1 or W.ndim != 2 or W.shape[0] != x.shape[0]:
+        raise ValueError(f"x must be (d_in,) and W (d_in, d_out), got x {x.shape}, W {W.shape}")
+    return {"x": x, "W": W, "x_prime": x @ W}  # (d_out,)
 
 
 def render_projection(s, big=(128, 256)):
@@ -162,39 +155,39 @@ def projection_explorer(x=None, W=None):
     if W is None:
         W = example_weights(len(x), 3, seed=1)
     s0 = projection_state(x, W)
-    x, W_ = s0["x"], s0["W"]
+    x, W = s0["x"], s0["W"]
     controls = {f"x{i}": _float_text(f"x[{i}]", v) for i, v in enumerate(x)}
-    editable_W = W_.size <= 64
+    editable_W = W.size <= 64
     if editable_W:
-        for (r, c), v in np.ndenumerate(W_):
-            controls[f"W{r}{c}" if max(W_.shape) <= 10 else f"W{r}_{c}"] = _float_text(f"W{r}{c}", v, "130px")
+        for (r, c), v in np.ndenumerate(W):
+            controls[f"W{r}{c}" if max(W.shape) <= 10 else f"W{r}_{c}"] = _float_text(f"W{r}{c}", v, "130px")
     xkeys = [f"x{i}" for i in range(len(x))]
     wkeys = [k for k in controls if k.startswith("W")]
 
     def compute():
         xv = [controls[k].value for k in xkeys]
-        Wv = np.array([controls[k].value for k in wkeys]).reshape(W_.shape) if editable_W else W_
+        Wv = np.array([controls[k].value for k in wkeys]).reshape(W.shape) if editable_W else W
         return projection_state(xv, Wv)
 
     rows = [ipw.HBox([controls[k] for k in xkeys])]
     if editable_W:
-        d_out = W_.shape[1]
+        d_out = W.shape[1]
         rows.append(ipw.VBox([ipw.HBox([controls[k] for k in wkeys[r * d_out:(r + 1) * d_out]])
-                            for r in range(W_.shape[0])]))
+                              for r in range(W.shape[0])]))
     return Explorer("projection", controls, compute, render_projection, layout_controls=rows)
 
 
 # ----------------------------------------------------------------------------
 # batch: many rows at once, each output row depends on its own input row only
 
-def batch_state(X, W_, row, col, value):
+def batch_state(X, W, row, col, value):
     """X with X[row, col] = value, projected; compares Y = X W before and after."""
     X = np.asarray(X, dtype=np.float64)
     X_edited = X.copy()
     X_edited[row, col] = value
-    Y, Y_edited = X @ W_, X_edited @ W_  # (n, d_out)
+    Y, Y_edited = X @ W, X_edited @ W  # (n, d_out)
     changed = [int(i) for i in np.flatnonzero(np.any(Y != Y_edited, axis=1))]
-    return {"X": X, "W": W_, "X_edited": X_edited, "Y": Y, "Y_edited": Y_edited,
+    return {"X": X, "W": W, "X_edited": X_edited, "Y": Y, "Y_edited": Y_edited,
             "row": int(row), "col": int(col), "changed": changed}
 
 
@@ -206,7 +199,7 @@ def render_batch(s, tokens):
                       viz.matrix(s["W"], title="W"), "=",
                       viz.matrix(s["Y_edited"], tokens, title="Y = X W", highlight_rows=s["changed"]))
     names = ", ".join(tokens[i] for i in s["changed"]) or "none"
-    note = (f"You edited X[{tokens[row]}, {col}]. Output rows that changed: <b>{viz._esc(names)}</b>. "
+    note = (f"You edited X[{viz._esc(tokens[row])}, {col}]. Output rows that changed: <b>{viz._esc(names)}</b>. "
             f"Every other row of Y is identical, because row i of Y is X[i] \u00d7 W and uses no other row.")
     return {"equation": eq.html, "note": _text(note)}
 
@@ -220,18 +213,20 @@ def batch_explorer(X=None, W=None, tokens=None):
     X = viz._as_matrix("X", X)
     if W is None:
         W = example_weights(X.shape[1], X.shape[1], seed=3)
-    W_ = viz._as_matrix("W", W)
-    if W_.shape[0] != X.shape[1]:
-        raise ValueError(f"W must have {X.shape[1]} rows to match X {X.shape}, got W {W_.shape}")
+    W = viz._as_matrix("W", W)
+    if W.shape[0] != X.shape[1]:
+        raise ValueError(f"W must have {X.shape[1]} rows to match X {X.shape}, got W {W.shape}")
     tokens = viz._labels("tokens", tokens, X.shape[0], X.shape)
-    controls = {"row": _token_dropdown("row", tokens, min(1, len(tokens) - 1)),
+    row0 = min(1, len(tokens) - 1)
+    limit = max(2.0, float(np.ceil(2 * np.abs(X).max())))  # the slider must reach every entry of X
+    controls = {"row": _token_dropdown("row", tokens, row0),
                 "col": ipw.Dropdown(options=list(range(X.shape[1])), value=0, description="column",
-                                  layout=ipw.Layout(width="140px"), style={"description_width": "50px"}),
-                "value": ipw.FloatSlider(value=float(X[min(1, len(tokens) - 1), 0]), min=-2.0, max=2.0,
-                                       step=0.1, description="value", continuous_update=True)}
+                                    layout=ipw.Layout(width="140px"), style={"description_width": "50px"}),
+                "value": ipw.FloatSlider(value=float(X[row0, 0]), min=-limit, max=limit, step=0.1,
+                                         description="value", continuous_update=True)}
 
     def compute():
-        return batch_state(X, W_, controls["row"].value, controls["col"].value, controls["value"].value)
+        return batch_state(X, W, controls["row"].value, controls["col"].value, controls["value"].value)
 
     ex_ = Explorer("batch", controls, compute, lambda s: render_batch(s, tokens), watch=["value"])
 
@@ -288,7 +283,7 @@ def mixing_explorer(V=None, tokens=None):
     tokens = viz._labels("tokens", tokens, V.shape[0], V.shape)
     controls = {"row": _token_dropdown("row", tokens, min(2, len(tokens) - 1)),
                 "weights": ipw.ToggleButtons(options=["uniform", "arbitrary"], value="uniform",
-                                           description="weights", style={"button_width": "80px"})}
+                                             description="weights", style={"button_width": "80px"})}
 
     def compute():
         return mixing_state(V, controls["row"].value, controls["weights"].value)
@@ -337,9 +332,11 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat"):
         raise ValueError(f"q and k must both be 1-D of the same length, got q {q.shape}, k {k.shape}")
     Q0[i0], K0[j0] = q, k
 
+    limit = max(2.0, float(np.ceil(2 * max(np.abs(Q0).max(), np.abs(K0).max()))))
+
     def slider(name, v):
-        return ipw.FloatSlider(value=float(np.round(v, 2)), min=-2.0, max=2.0, step=0.01, description=name,
-                             readout_format=".2f", layout=ipw.Layout(width="260px"))
+        return ipw.FloatSlider(value=float(np.round(v, 2)), min=-limit, max=limit, step=0.01,
+                               description=name, readout_format=".2f", layout=ipw.Layout(width="260px"))
 
     controls = {"i": _token_dropdown("query", tokens, i0), "j": _token_dropdown("key", tokens, j0)}
     controls.update({f"q{c}": slider(f"q[{c}]", q[c]) for c in range(d)})
@@ -352,7 +349,7 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat"):
 
     rows = [ipw.HBox([controls["i"], controls["j"]]),
             ipw.HBox([ipw.VBox([controls[f"q{c}"] for c in range(d)]),
-                    ipw.VBox([controls[f"k{c}"] for c in range(d)])])]
+                      ipw.VBox([controls[f"k{c}"] for c in range(d)])])]
     ex_ = Explorer("similarity", controls, compute, lambda s: render_similarity(s, tokens),
                    watch=[f"q{c}" for c in range(d)] + [f"k{c}" for c in range(d)], layout_controls=rows)
 
@@ -404,19 +401,22 @@ def render_softmax(s, labels):
 
 
 def softmax_explorer(scores=None):
-    """A temperature slider on one row of scores (by default: 'sat' in the essay sentence, masked)."""
+    """A temperature slider on one row of scores.
+
+    By default: random scores (seed 0, spread 1.5) for the query 'sat' of the essay
+    sentence, with its future masked. The essay's own scores are nearly equal, which
+    hides how the temperature sharpens a row.
+    """
     labels = None
     if scores is None:
-        ex = essay_example()
-        Q, K = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]
-        S = Q @ K.T / np.sqrt(Q.shape[1]) + causal_mask(len(ex["tokens"]))
-        scores, labels = S[2], ex["tokens"]
+        labels = tokenize("the cat sat on the mat")
+        scores = np.random.default_rng(0).normal(0.0, 1.5, len(labels)) + causal_mask(len(labels))[2]
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 1:
         raise ValueError(f"scores must be one row (1-D), got shape {scores.shape}")
     labels = labels or [str(j) for j in range(len(scores))]
     controls = {"temperature": ipw.FloatLogSlider(value=1.0, base=10, min=-2.5, max=1.0, step=0.05,
-                                                description="T", readout_format=".2f")}
+                                                  description="T", readout_format=".2f")}
 
     def compute():
         return softmax_state(scores, controls["temperature"].value)
