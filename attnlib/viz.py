@@ -10,8 +10,10 @@
 The HTML views are IPython.display.HTML subclasses. They keep their numbers, so a
 test can inspect them without parsing: `.data` is the float array shown, `.rows`
 and `.cols` the labels, `.html` the markup (also `str(view)`). Markup conventions:
-`<table class="ra-matrix" data-name=...>`, value cells `<td class="ra-cell"
-data-value=...>`, -inf cells also `ra-neginf` (shown as −∞), exact zeros `ra-zero`.
+`<table class="ra-matrix" data-name=...>` (the `name` argument, else the title),
+value cells `<td class="ra-cell" data-value=...>`, -inf cells also `ra-neginf`
+(shown as −∞), exact zeros `ra-zero` (a grey "0"), ringed cells `ra-hl` and the
+cell being computed `ra-hl-target`.
 
 Colours come from a blue (positive) / orange (negative) diverging scale, safe for
 the common colour-vision deficiencies; `vmax` fixes the scale so that several

@@ -7,12 +7,17 @@ ipywidgets.VBox with the CSS classes `ra-explorer` and `ra-explorer-<name>`:
     ex.controls["causal"].value = False      # what a click does
     ex.state["A"]                            # the recomputed arrays (a dict)
     ex.views                                 # {panel: ipywidgets.HTML}, re-rendered on every change
-    ex.error                                 # the last input error message, or None
+    ex.error                                 # the last input error message (also shown), or None
+    ex.update()                              # recompute and re-render from the current controls
 
 Setting a control's value recomputes and re-renders, exactly as in the browser.
 The recomputation itself is a pure module-level function that tests can call
 without widgets (`attention_state(sentence, causal, scale, step, seed)`, ...);
-`render_<name>(state)` turns its result into HTML strings.
+`render_<name>(state)` turns its result into HTML strings. A bad input (a
+sentence without words) shows its message and keeps the last good state.
+
+Displayed in a notebook, an explorer also carries a static HTML snapshot of its
+panels (class `ra-snapshot`), which renderers without a kernel show instead.
 
     name          builder                                  pure function
     projection    projection_explorer(x, W)                projection_state
