@@ -104,7 +104,16 @@ def graded(path, use_cache=True):
     entry = cache.get(str(pathlib.Path(path).resolve()))
     if use_cache and entry and entry["key"] == key:
         return entry["outcomes"]
-    result = outcomes(run(path))
+    try:
+        result = outcomes(run(path))
+    except Exception as exc:  # noqa: BLE001 - e.g. a top-level cell that never finishes, a broken file
+        why = "timeout" if "Timeout" in type(exc).__name__ else "raised-error"
+        text = f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:300]}"
+        try:
+            names = checked_names(nbformat.read(path, as_version=4))
+        except Exception:  # noqa: BLE001 - not even valid JSON
+            names = ["(notebook)"]
+        return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names]
     cache[str(pathlib.Path(path).resolve())] = {"key": key, "outcomes": result}
     try:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
