@@ -230,7 +230,7 @@ def attention_forward(Q, K, V, causal=True, scale=True):
     s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0
     S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
     S *= s
-    if causal:
+    if causal and S.shape[-2] > 1:  # one query is the last position: nothing after it to hide
         S += _future_mask(S.shape[-2], S.shape[-1], S.dtype)
     S -= S.max(axis=-1, keepdims=True)  # softmax, in place on S
     A = np.exp(S, out=S)
