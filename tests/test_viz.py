@@ -225,3 +225,13 @@ def test_heatmap_colours_match_the_tables():
     fig = viz.heatmap(np.array([[-2.0, 1.0]]))
     im = fig.axes[0].images[0]
     assert (im.norm.vmin, im.norm.vmax) == (-2.0, 2.0)
+
+
+def test_data_values_round_trip_exactly():
+    M = np.random.default_rng(7).normal(size=(5, 7))
+    M[0, 3] = 0.0
+    M[np.triu_indices(5, k=4)] = -np.inf
+    tds = Cells(viz.matrix(M, precision=1).html).tables[0]["td"]
+    shown = np.array([float(c["value"]) for c in tds]).reshape(M.shape)
+    np.testing.assert_array_equal(shown, M)  # data-value keeps full precision, -inf included
+    assert sum("ra-neginf" in c["classes"] for c in tds) == int(np.isneginf(M).sum())

@@ -313,3 +313,20 @@ def test_explorer_display_has_a_static_snapshot_for_renderers_without_a_kernel()
     html = bundle["text/html"]
     assert 'class="ra-snapshot ra-snapshot-attention"' in html and "ra-explorer" not in html
     assert row_labels(html, "O") == ["a", "dog", "ran"]
+
+
+def test_explorers_never_modify_the_arrays_they_are_given():
+    X = np.arange(12.0).reshape(4, 3) / 10
+    W = np.ones((3, 2))
+    X0, W0 = X.copy(), W.copy()
+    ex = widgets.batch_explorer(X, W, tokens=list("abcd"))
+    ex.controls["row"].value = 2
+    ex.controls["value"].value = -1.5
+    V = X.copy()
+    widgets.mixing_explorer(V, list("abcd")).controls["weights"].value = "arbitrary"
+    x = np.array([1.0, 2.0, 3.0])
+    widgets.projection_explorer(x, W).controls["x0"].value = 9.0
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(W, W0)
+    np.testing.assert_array_equal(V, X0)
+    np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
