@@ -1,0 +1,31 @@
+"""Static views: essay-style matrix tables (HTML) and matplotlib figures.
+
+    matrix(M, rows, cols, title)        a labelled table, a number and a colour per cell
+    equation(a, "×", b, "=", c)         tables side by side with operators, aligned on rows
+    matmul_step(L, R, i, j)             one cell of L @ R with its dot product written out
+    heatmap(M, rows, cols, title)       a matplotlib Figure, for matrices above ~16 tokens
+    heads_grid(A_stack, tokens)         one heatmap per (layer, head)
+    curves({label: values}, ...)        line plots: loss curves, time per token
+
+The HTML views are IPython.display.HTML subclasses. They keep their numbers, so a
+test can inspect them without parsing: `.data` is the float array shown, `.rows`
+and `.cols` the labels, `.html` the markup (also `str(view)`). Markup conventions:
+`<table class="ra-matrix" data-name=...>` (the `name` argument, else the title),
+value cells `<td class="ra-cell" data-value=...>`, -inf cells also `ra-neginf`
+(shown as −∞), exact zeros `ra-zero` (a grey "0"), ringed cells `ra-hl` and the
+cell being computed `ra-hl-target`.
+
+Colours come from a blue (positive) / orange (negative) diverging scale, safe for
+the common colour-vision deficiencies; `vmax` fixes the scale so that several
+tables can be compared. Colour is never the only channel: every value is printed.
+Everything is inline (no scripts, no fonts, no URLs), so it renders offline and
+in static HTML.
+
+Modules: tables (the HTML views), figures (matplotlib, imported lazily).
+"""
+from .tables import (CSS, MINUS, NEGATIVE, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
+                     cell_colour, equation, fmt, matmul_step, matrix)
+from .figures import colormap, curves, heads_grid, heatmap
+
+__all__ = ["matrix", "equation", "matmul_step", "heatmap", "heads_grid", "curves", "colormap",
+           "cell_colour", "fmt", "View", "MatrixView", "EquationView", "MatmulStepView"]
