@@ -157,7 +157,7 @@ class MatrixView(View):
 
 def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=None,
            highlight_rows=(), highlight_cols=(), highlight_cells=(), target=None):
-    """A labelled table of M (rows, cols): one printed value and one colour per cell.
+    """A labelled table of M (rows, cols) as a MatrixView: one printed value and one colour per cell.
 
     rows / cols: labels (tokens) for the rows / columns, default 0, 1, ...
     vmax: the colour scale runs over [-vmax, vmax]; pass the same vmax to compare tables.
@@ -196,7 +196,7 @@ class EquationView(View):
     """Tables and operators side by side. `.items`: the MatrixViews and operator strings."""
 
     def __init__(self, items, body):
-        self.items = items
+        self.items, self.body = items, body
         super().__init__(CSS + f'<div class="ra-view">{body}</div>')
 
 
@@ -216,9 +216,7 @@ def equation(*items):
     for k, item in enumerate(items):
         if isinstance(item, str):
             parts.append(_op(item))
-        elif isinstance(item, MatrixView):
-            parts.append(item.body)
-        elif isinstance(item, EquationView):
+        elif isinstance(item, (MatrixView, EquationView)):
             parts.append(item.body)
         elif isinstance(item, np.ndarray):
             item = matrix(item)
@@ -229,9 +227,7 @@ def equation(*items):
         kept.append(item)
     body = ('<div class="ra-equation" style="display:flex;flex-wrap:wrap;align-items:flex-start;'
             f'gap:8px">{"".join(parts)}</div>')
-    view = EquationView(kept, body)
-    view.body = body
-    return view
+    return EquationView(kept, body)
 
 
 class MatmulStepView(View):
