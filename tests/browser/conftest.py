@@ -26,6 +26,7 @@ import urllib.request
 import pytest
 
 from helpers import need, unavailable
+import jlab
 from jlab import ROOT, SCREENSHOTS
 
 ARTIFACTS = ROOT / "artifacts"
@@ -45,7 +46,10 @@ LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
 }
 SERVER_CONFIG = {
-    "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+    "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+               # window.jupyterapp: the suite opens each notebook with the app's own
+               # "open" command instead of reloading the whole JupyterLab page
+               "expose_app_in_browser": True},
     # no language servers: jupyter-lsp would write .virtual_documents/ into the repo
     "ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}},
 }
@@ -92,11 +96,18 @@ class Lab:
         return url.startswith((f"http://127.0.0.1:{self.port}/", f"ws://127.0.0.1:{self.port}/",
                                "data:", "blob:", "about:"))
 
-    def copy(self, relpath):
-        """Copy a source notebook into the run folder; return its path relative to the root."""
+    def copy(self, relpath, clear_outputs=False):
+        """Copy a source notebook into the run folder; return its path relative to the root.
+        clear_outputs: drop the stored outputs, so that everything the page then shows
+        comes from this run (and the notebook opens faster)."""
         dst = self.run_dir / relpath
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / relpath, dst)
+        nb = json.loads((ROOT / relpath).read_text(encoding="utf-8"))
+        if clear_outputs:
+            for cell in nb["cells"]:
+                if cell["cell_type"] == "code":
+                    cell["outputs"], cell["execution_count"] = [], None
+        dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
         return dst.relative_to(ROOT).as_posix()
 
     def shutdown_kernels(self):
@@ -156,7 +167,7 @@ def lab(tmp_path_factory):
             pass
         proc.terminate()
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -198,15 +209,26 @@ def browser_context(lab, tmp_path_factory):
             context.close()
 
 
-@pytest.fixture
-def page(browser_context, lab):
-    """A fresh tab; afterwards it is closed, kernels are shut down, and every request
-    it made must have gone to the local JupyterLab server."""
-    first, first_write = len(REQUESTS), len(WRITES)
+@pytest.fixture(scope="session")
+def lab_page(browser_context, lab):
+    """One JupyterLab tab for the session (loading the app once saves ~15 s a notebook)."""
     tab = browser_context.new_page()
+    jlab.load(tab, lab)
     yield tab
     tab.close()
-    lab.shutdown_kernels()
+
+
+@pytest.fixture
+def page(lab_page, lab):
+    """The JupyterLab tab, with nothing open. Afterwards every document is closed and
+    every kernel shut down, and every request made meanwhile must have gone to the
+    local JupyterLab server."""
+    first, first_write = len(REQUESTS), len(WRITES)
+    yield lab_page
+    try:
+        jlab.close_all(lab_page)
+    finally:
+        lab.shutdown_kernels()
     foreign = [u for u in REQUESTS[first:] if not lab.is_local(u)]
     assert not foreign, f"requests left the local JupyterLab server: {foreign[:10]}"
     assert not WRITES[first_write:], f"the page tried to write a source file: {WRITES[first_write:]}"

@@ -14,12 +14,33 @@ STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]
 WIDGET_FAILURES = ("Error displaying widget", "Error rendering output", "Loading widget...")
 
 
-def open_notebook(page, lab, relpath):
-    """Open a notebook (a copy under the run folder) in a reset workspace and wait
-    until its kernel is idle."""
-    page.goto(f"{lab.url}/lab/tree/{relpath}?reset&token={lab.token}")
-    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+def load(page, lab):
+    """Load JupyterLab with an empty (reset) workspace and wait until it is ready."""
+    page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=90_000)
+    page.locator("#jp-main-statusbar").wait_for(timeout=60_000)
+
+
+def open_notebook(page, relpath):
+    """Open a notebook (a copy under the run folder) as the file browser would, and
+    wait until its kernel is idle."""
+    # return nothing: serialising the returned panel would cost Playwright ~20 s
+    page.evaluate("async path => { await window.jupyterapp.commands.execute('docmanager:open', "
+                  "{path, factory: 'Notebook'}); }", relpath)
+    page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
     wait_idle(page)
+
+
+def close_all(page):
+    """Close every open document without saving (the copies are throwaway)."""
+    page.evaluate("""async () => {
+        const app = window.jupyterapp;
+        for (const w of [...app.shell.widgets('main')]) {
+            if (w.context && w.context.model) w.context.model.dirty = false;
+            w.close();
+        }
+    }""")
+    page.keyboard.press("Escape")  # any menu or dialog a failed test left open
 
 
 def kernel_status(page):

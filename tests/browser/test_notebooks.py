@@ -9,6 +9,7 @@ explorer needs one new row there.
 """
 import json
 import re
+import time
 
 import pytest
 
@@ -130,8 +131,116 @@ def attention_explorer(page, explorer):
     return "causal toggle off (−∞ cells vanish), then typed a 7-word sentence (rows relabelled)"
 
 
+def projection_explorer(page, explorer):
+    """Type a new x[0]: x' changes and still equals x W (checked from the shown values)."""
+    before = tables(explorer)
+    box = explorer.locator(".widget-text input").first
+    old = float(box.input_value())
+    box.fill(f"{old + 1.5:g}")
+    box.press("Enter")
+    after = settle(page, explorer, before)
+    x, W, x_prime = (numbers(table_named(after, name)["values"]) for name in ("x", "W", "x'"))
+    assert abs(x[0][0] - (old + 1.5)) < 1e-9, f"x[0] shows {x[0][0]}, typed {old + 1.5}"
+    assert x_prime != numbers(table_named(before, "x'")["values"]), "x' did not change"
+    for j in range(len(W[0])):
+        expected = sum(x[0][i] * W[i][j] for i in range(len(W)))
+        assert abs(x_prime[0][j] - expected) < 1e-9, f"x'[{j}] = {x_prime[0][j]}, x W gives {expected}"
+    return f"typed x[0] = {old + 1.5:g} (x' recomputed, equals x W)"
+
+
+def batch_explorer(page, explorer):
+    """Move the value slider by keyboard: exactly one row of Y = X W changes."""
+    before = tables(explorer)
+    slide(explorer, presses=4)
+    after = settle(page, explorer, before)
+    Y0, Y1 = (table_named(t, "Y = X W")["values"] for t in (before, after))
+    changed = [i for i, (r0, r1) in enumerate(zip(Y0, Y1)) if r0 != r1]
+    assert len(changed) == 1, f"one edited entry of X changed rows {changed} of Y"
+    return f"slider moved 4 steps by keyboard: only row {changed[0]} of Y changed"
+
+
+def mixing_explorer(page, explorer):
+    """Switch uniform -> arbitrary weights: A changes, rows still sum to 1, the first
+    row of O stays V's first row."""
+    before = tables(explorer)
+    toggle(explorer, "^arbitrary$")
+    after = settle(page, explorer, before)
+    A0, A1 = (numbers(table_named(t, "A")["values"]) for t in (before, after))
+    assert A0 != A1, "the weights did not change"
+    for i, row in enumerate(A1):
+        assert abs(sum(row) - 1) < 1e-9 and all(v == 0 for v in row[i + 1:]), f"row {i} of A: {row}"
+    V, O = (table_named(after, name)["values"] for name in ("V", "O"))
+    assert O[0] == V[0], f"first row of O {O[0]} is not V's first row {V[0]}"
+    return "weights toggled to arbitrary (A changed, rows sum to 1, O[0] = V[0])"
+
+
+def similarity_explorer(page, explorer):
+    """Move q[0] by keyboard: the dot product shown and one row of S change."""
+    before = tables(explorer)
+    text0 = explorer.inner_text()
+    slide(explorer, presses=25)
+    after = settle(page, explorer, before)
+    assert explorer.inner_text() != text0
+    name = next(n for n in after if n.startswith("S"))
+    S0, S1 = table_named(before, name)["values"], table_named(after, name)["values"]
+    changed = [i for i, (r0, r1) in enumerate(zip(S0, S1)) if r0 != r1]
+    assert len(changed) == 1, f"changing q changed rows {changed} of {name}, expected one"
+    return f"slider q[0] moved by keyboard: row {changed[0]} of S changed"
+
+
+def softmax_explorer(page, explorer):
+    """Lower the temperature by keyboard: the weights sharpen (largest weight grows),
+    still sum to 1, and the −∞ entries stay exact zeros."""
+    before = tables(explorer)
+    slide(explorer, presses=10, key="ArrowLeft")
+    after = settle(page, explorer, before)
+    a0, a1 = (numbers(table_named(t, "a")["values"])[0] for t in (before, after))
+    assert max(a1) > max(a0), f"lower temperature should sharpen: max {max(a0)} -> {max(a1)}"
+    assert abs(sum(a1) - 1) < 1e-9, f"weights sum to {sum(a1)}"
+    assert [v == 0 for v in a0] == [v == 0 for v in a1] and any(v == 0 for v in a1), \
+        "masked entries should stay exact zeros"
+    return f"temperature lowered by keyboard: largest weight {max(a0):.3f} -> {max(a1):.3f}"
+
+
+def heads_layers_explorer(page, explorer):
+    """Pick another head: its attention map is shown instead."""
+    before = tables(explorer)
+    img = explorer.locator("img")
+    src0 = img.first.get_attribute("src") if img.count() else None
+    toggle(explorer, "^head 1$")
+    after = settle(page, explorer, before)
+    if before:
+        A1 = numbers(table_named(after, "A")["values"])
+        assert A1 != numbers(table_named(before, "A")["values"]), "head 1 shows the same map"
+        assert all(abs(sum(r) - 1) < 1e-9 for r in A1), "rows of A should sum to 1"
+    else:
+        page.wait_for_timeout(1000)
+        assert img.first.get_attribute("src") != src0, "the heatmap did not change"
+    return "clicked head 1: A changed" + (" (table)" if before else " (heatmap image)")
+
+
+def kv_cache_explorer(page, explorer):
+    """Step generation forward twice by keyboard: K and V gain two rows, the score row
+    two columns."""
+    before = tables(explorer)
+    slide(explorer, presses=2)
+    after = settle(page, explorer, before)
+    sizes = [(len(table_named(t, "K")["values"]), len(table_named(t, "s")["values"][0]))
+             for t in (before, after)]
+    assert sizes[1][0] == sizes[0][0] + 2 and sizes[1][1] == sizes[0][1] + 2, \
+        f"(K rows, score columns) went {sizes[0]} -> {sizes[1]}, expected +2 each"
+    return f"step +2 by keyboard: K rows {sizes[0][0]} -> {sizes[1][0]}"
+
+
 EXPLORERS = {
+    "projection": projection_explorer,
+    "batch": batch_explorer,
+    "mixing": mixing_explorer,
+    "similarity": similarity_explorer,
+    "softmax": softmax_explorer,
     "attention": attention_explorer,
+    "heads-layers": heads_layers_explorer,
+    "kv-cache": kv_cache_explorer,
 }
 
 
@@ -145,8 +254,11 @@ def stored_widget_outputs(path):
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_and_explorers_respond(page, lab, notebook):
     rel = notebook.relative_to(ROOT).as_posix()
-    jlab.open_notebook(page, lab, lab.copy(rel))
+    clock = [time.monotonic()]
+    jlab.open_notebook(page, lab.copy(rel, clear_outputs=True))
+    clock.append(time.monotonic())
     jlab.run_all(page)
+    clock.append(time.monotonic())
     assert not jlab.errors(page), f"{rel}: {jlab.errors(page)}"
 
     rendered = page.locator(".jp-Notebook .jp-OutputArea-output").filter(
@@ -171,4 +283,7 @@ def test_notebook_runs_and_explorers_respond(page, lab, notebook):
     if explorers.count():
         explorers.first.scroll_into_view_if_needed()
     page.screenshot(path=SCREENSHOTS / f"{notebook.stem}.png")
-    print(f"{rel}: {len(done)} explorer(s); " + "; ".join(done))
+    clock.append(time.monotonic())
+    open_s, run_s, explore_s = (b - a for a, b in zip(clock, clock[1:]))
+    print(f"\n{rel}: open {open_s:.1f} s, run all {run_s:.1f} s, explore {explore_s:.1f} s; "
+          f"{len(done)} explorer(s); " + "; ".join(done))
