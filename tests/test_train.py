@@ -79,9 +79,16 @@ def test_progress_bar_writes_to_stdout_not_stderr(capsys):
     assert err == "" and "training" in out
 
 
-def test_copy_task_reaches_its_target():
+def test_copy_task_reaches_its_target_and_its_attention_shows_the_rule():
     result = train_task("copy", progress=False)
     assert result.accuracy >= 0.99
+    # after the bar, position t must read the word at t - span: some head's map is that stripe
+    span = result.task.span
+    tokens = result.task.batch(1, np.random.default_rng(3)).tokens[0]
+    maps = result.model.attention_maps(tokens)  # (n_layers, n_heads, T, T)
+    rows = np.arange(span + 1, 2 * span)
+    on_stripe = maps[:, :, rows, rows - span].min(axis=-1)  # (n_layers, n_heads): weakest stripe weight
+    assert on_stripe.max() > 0.5
 
 
 def test_bidirectional_beats_causal_on_fill_in_the_blank():
