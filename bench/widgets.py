@@ -72,7 +72,8 @@ def main(argv=None):
     cores = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     busy = load > cores
-    print(f"explorer update latency: median of {args.repeats} updates, {cores} cores, load average {load:.1f}")
+    print(f"explorer update latency: median of {args.repeats} updates, {cores} cores, "
+          f"load average {load:.1f}")
     if busy:
         print("the machine is busy (load > cores): the verdict uses CPU time, wall time is shown beside it")
     rows = {}
@@ -85,7 +86,8 @@ def main(argv=None):
         target = TARGET_MS[kind]
         judged = max(by_n[n][1 if busy else 0] for n in by_n)
         verdict = "ok" if judged <= target else "over target"
-        print(f"{label:<22} {kind:<11} {by_n[6][0]:9.1f} {by_n[12][0]:10.1f} {by_n[6][1]:8.1f} {by_n[12][1]:9.1f} "
+        (wall6, cpu6), (wall12, cpu12) = by_n[6], by_n[12]
+        print(f"{label:<22} {kind:<11} {wall6:9.1f} {wall12:10.1f} {cpu6:8.1f} {cpu12:9.1f} "
               f"{target:7.0f}  {verdict}")
 
 

@@ -119,7 +119,8 @@ def test_matrix_rejects_bad_input(kwargs, words):
 
 def test_equation_lays_out_tables_and_operators_in_order():
     A = viz.matrix(np.eye(2), title="A")
-    eq = viz.equation(A, "\u00d7", np.array([[1.0], [2.0]]), "=", viz.matrix(np.array([[1.0], [2.0]]), title="O"))
+    O = viz.matrix(np.array([[1.0], [2.0]]), title="O")
+    eq = viz.equation(A, "\u00d7", np.array([[1.0], [2.0]]), "=", O)
     assert [type(x).__name__ for x in eq.items] == ["MatrixView", "str", "MatrixView", "str", "MatrixView"]
     assert [t["name"] for t in Cells(eq.html).tables] == ["A", "", "O"]
     html = eq.html

@@ -23,7 +23,7 @@ in static HTML.
 
 Modules: tables (the HTML views), figures (matplotlib, imported lazily).
 """
-from .tables import (CSS, MINUS, NEGATIVE, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
+from .tables import (CSS, MINUS, NEGATIVE, PANEL, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
                      cell_colour, equation, fmt, matmul_step, matrix)
 from .figures import colormap, curves, heads_grid, heatmap
 

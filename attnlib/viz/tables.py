@@ -15,6 +15,7 @@ NEGATIVE = (230, 97, 1)     # orange
 HIGHLIGHT = "#c51b7d"       # magenta outline for the cell being computed
 FONT = "font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"
 MINUS = "\u2212"
+PANEL = "background:#fff;color:#111;padding:2px"  # light panel: readable under a dark theme too
 
 CSS = f"""<style>
 .ra-view {{color:#111;{FONT};line-height:1.25}}
@@ -74,8 +75,8 @@ def _paren(text):
 
 def _mix(rgb, t):
     """White blended toward rgb by t in [0, 1], as a CSS colour."""
-    r, g, b = rgb
-    return f"#{round(255 + (r - 255) * t):02x}{round(255 + (g - 255) * t):02x}{round(255 + (b - 255) * t):02x}"
+    r, g, b = (round(255 + (c - 255) * t) for c in rgb)
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def cell_colour(v, vmax):
@@ -151,7 +152,7 @@ class MatrixView(View):
     def __init__(self, data, rows, cols, title, name, precision, vmax, body):
         self.data, self.rows, self.cols, self.title = data, rows, cols, title
         self.name, self.precision, self.vmax, self.body = name, precision, vmax, body
-        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
+        super().__init__(CSS + f'<div class="ra-view" style="{PANEL}">{body}</div>')
         self.data = data  # HTML.__init__ stored the markup in .data; keep the numbers there
 
 
@@ -197,7 +198,7 @@ class EquationView(View):
 
     def __init__(self, items, body):
         self.items, self.body = items, body
-        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
+        super().__init__(CSS + f'<div class="ra-view" style="{PANEL}">{body}</div>')
 
 
 def _op(text):
@@ -247,7 +248,8 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
     n, m = L.shape[0], R.shape[1]
     for what, idx, size in (("i", i, n), ("j", j, m)):
         if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)) or not 0 <= idx < size:
-            raise ValueError(f"{what} must be an integer in [0, {size}), got {idx!r} (L {L.shape}, R {R.shape})")
+            raise ValueError(f"{what} must be an integer in [0, {size}), got {idx!r} "
+                             f"(L {L.shape}, R {R.shape})")
     i, j = int(i), int(j)
     O = L @ R  # (n, m)
     terms = L[i] * R[:, j]  # (k,)
@@ -262,7 +264,8 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
     sum_text = (f'<div class="ra-dot" style="margin-top:6px">{label} = '
                 f'{" + ".join(_esc(s) for s in shown)} = <b>{fmt(O[i, j], precision)}</b></div>')
     eq = equation(lv, "\u00d7", rv, "=", ov)
-    view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step">{eq.body}{sum_text}</div>')
+    view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step" style="{PANEL}">'
+                                f'{eq.body}{sum_text}</div>')
     view.data, view.i, view.j, view.terms, view.value = O, i, j, terms, float(O[i, j])
     view.left, view.right, view.result = lv, rv, ov
     return view

@@ -66,7 +66,7 @@ def snapshot_html(explorer):
 
 
 def _text(html):
-    return f'<div class="ra-view" style="margin:4px 0">{html}</div>'
+    return f'<div class="ra-view" style="margin:4px 0;{viz.PANEL}">{html}</div>'
 
 
 def _num(v, p=2):

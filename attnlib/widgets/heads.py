@@ -25,9 +25,9 @@ def random_stack_maps(sentence="the cat sat on the mat", n_layers=2, n_heads=2, 
         p = {k: rng.normal(0, 1 / np.sqrt(d_model), (d_model, d_model)) for k in ("Wq", "Wk", "Wv", "Wo")}
         p["Wq"] *= 2.0  # sharper maps than a plain random init, closer to a trained model's
         p.update(ln1_g=np.ones(d_model), ln1_b=np.zeros(d_model), ln2_g=np.ones(d_model),
-                 ln2_b=np.zeros(d_model), W1=rng.normal(0, 1 / np.sqrt(d_model), (d_model, 4 * d_model)),
-                 b1=np.zeros(4 * d_model), W2=rng.normal(0, 0.5 / np.sqrt(4 * d_model), (4 * d_model, d_model)),
-                 b2=np.zeros(d_model))
+                 ln2_b=np.zeros(d_model), b1=np.zeros(4 * d_model), b2=np.zeros(d_model),
+                 W1=rng.normal(0, 1 / np.sqrt(d_model), (d_model, 4 * d_model)),
+                 W2=rng.normal(0, 0.5 / np.sqrt(4 * d_model), (4 * d_model, d_model)))
         H = layer_norm(X, p["ln1_g"], p["ln1_b"])
         Q, K = split_heads(H @ p["Wq"], n_heads), split_heads(H @ p["Wk"], n_heads)  # (n_heads, n, d_head)
         maps.append(np.stack([attention_weights(Q[h], K[h]) for h in range(n_heads)]))  # (n_heads, n, n)
@@ -36,11 +36,9 @@ def random_stack_maps(sentence="the cat sat on the mat", n_layers=2, n_heads=2, 
 
 
 def heads_layers_state(A_stack, layer, head):
+    """The map of one head: A = A_stack[layer, head] (n, n)."""
     A_stack = np.asarray(A_stack, dtype=np.float64)
-    return {"A": A_stack[layer, head], "layer": int(layer), "head": int(head),
-            "entropy": -np.sum(np.where(A_stack[layer, head] > 0,
-                                        A_stack[layer, head] * np.log(np.maximum(A_stack[layer, head], 1e-300)),
-                                        0.0), axis=1)}
+    return {"A": A_stack[layer, head], "layer": int(layer), "head": int(head)}
 
 
 def render_heads_layers(s, tokens, heatmap=None):
@@ -48,7 +46,7 @@ def render_heads_layers(s, tokens, heatmap=None):
     title = f"A, layer {s['layer']}, head {s['head']}"
     top = np.argmax(s["A"], axis=1)
     note = "Each row is a query; its largest weight goes to: " + ", ".join(
-        f"{_esc(t)}\u2192{_esc(tokens[j])} ({viz.fmt(s['A'][i, j])})" for i, (t, j) in enumerate(zip(tokens, top)))
+        f"{_esc(tokens[i])}\u2192{_esc(tokens[j])} ({viz.fmt(s['A'][i, j])})" for i, j in enumerate(top))
     if heatmap is None:
         return {"A": viz.matrix(s["A"], tokens, tokens, title, vmax=1.0, name="A").html, "note": _text(note)}
     return {"A": heatmap.render(s["A"], title), "note": _text(note)}

@@ -36,7 +36,8 @@ def render_kv_cache(s):
     caches = viz.equation(viz.matrix(s["q"][None, :], [seen[-1]], dims, "q (new row only)"), "   ",
                           viz.matrix(s["K"], seen, dims, "K cache", highlight_rows=new, name="K"),
                           viz.matrix(s["V"], seen, dims, "V cache", highlight_rows=new, name="V"))
-    row = viz.equation(viz.matrix(s["s"][None, :], [seen[-1]], seen, "s = q K\u1d40/\u221ad", name="s"), "\u2192",
+    row = viz.equation(viz.matrix(s["s"][None, :], [seen[-1]], seen, "s = q K\u1d40/\u221ad", name="s"),
+                       "\u2192",
                        viz.matrix(s["a"][None, :], [seen[-1]], seen, "a = softmax(s)", vmax=1.0, name="a"),
                        "\u2192", viz.matrix(s["o"][None, :], [seen[-1]], dims, "o = a V", name="o"))
     same = np.allclose(s["o"], s["o_recomputed"], rtol=1e-12, atol=1e-12)

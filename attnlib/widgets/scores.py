@@ -107,12 +107,15 @@ def render_softmax(s, labels):
         f'<span style="display:inline-block;height:12px;width:{200 * a:.1f}px;background:#2166ac"></span>'
         f'<span>{MASKED_ZERO if np.isneginf(x) else viz.fmt(a, 3)}</span></div>'
         for t, a, x in zip(labels, s["a"], s["scores"]))
-    eq = viz.equation(viz.matrix(s["scaled"][None, :], ["s / T"], labels, "scores / T"), "\u2192 softmax \u2192",
+    eq = viz.equation(viz.matrix(s["scaled"][None, :], ["s / T"], labels, "scores / T"),
+                      "\u2192 softmax \u2192",
                       viz.matrix(s["a"][None, :], ["a"], labels, "a", precision=3, vmax=1.0))
     note = (f"T = {_num(s['temperature'])}. Sum of the weights = {s['total']:.6f}. Largest weight "
-            f"{viz.fmt(s['max'], 3)}. Exact zeros: {s['zeros']} (from the \u2212\u221e entries: exp(\u2212\u221e) = 0). "
+            f"{viz.fmt(s['max'], 3)}. Exact zeros: {s['zeros']} "
+            f"(from the \u2212\u221e entries: exp(\u2212\u221e) = 0). "
             f"A small T sharpens the row toward one-hot; a large T flattens it toward uniform.")
-    return {"equation": eq.html, "bars": f'<div class="ra-view">{bars}</div>', "note": _text(note)}
+    bars = f'<div class="ra-view" style="{viz.PANEL}">{bars}</div>'
+    return {"equation": eq.html, "bars": bars, "note": _text(note)}
 
 
 def softmax_explorer(scores=None):
