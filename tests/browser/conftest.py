@@ -27,7 +27,7 @@ import pytest
 
 from helpers import need, unavailable
 import jlab
-from jlab import ROOT, SCREENSHOTS
+from jlab import ROOT, SCREENSHOTS, VIEWPORT
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -35,7 +35,6 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 ]
-VIEWPORT = {"width": 1366, "height": 900}  # a common laptop screen
 
 # JupyterLab user settings for the test session: no autosave (we never write the
 # sources), every cell attached to the DOM (so assertions see all outputs), no

@@ -8,6 +8,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+VIEWPORT = {"width": 1366, "height": 900}  # a common laptop screen
 
 IDLE = re.compile(r"\|\s*Idle\b")
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
@@ -118,9 +119,26 @@ def set_cell_source(page, cell, source):
     page.keyboard.press("Control+a")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(source)
-    assert cell_source(cell) == source.rstrip("\n") or cell_source(cell) == source
+    typed = cell_source(cell)
+    assert typed.rstrip() == source.rstrip(), f"cell holds {typed!r}, typed {source!r}"
 
 
 def cell_source(cell):
-    lines = cell.locator(".jp-InputArea-editor .cm-line").all_inner_texts()
+    """The text in a cell's editor (CodeMirror 6 draws one .cm-line per line)."""
+    lines = cell.locator(".jp-InputArea-editor .cm-line").all_text_contents()
     return "\n".join(lines)
+
+
+def screenshot_element(page, element, path):
+    """Screenshot one element whole: the notebook scrolls inside a fixed panel, so a
+    tall element is shot with a window made tall enough for it."""
+    box = element.bounding_box()
+    tall = box is not None and box["height"] > VIEWPORT["height"] - 200
+    if tall:
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": int(box["height"]) + 300})
+    try:
+        element.scroll_into_view_if_needed()
+        element.screenshot(path=path)
+    finally:
+        if tall:
+            page.set_viewport_size(VIEWPORT)

@@ -276,7 +276,7 @@ def test_notebook_runs_and_explorers_respond(page, lab, notebook):
         assert names[0] in EXPLORERS, f"{rel}: no interaction registered for explorer {names[0]!r}"
         explorer.scroll_into_view_if_needed()
         what = EXPLORERS[names[0]](page, explorer)
-        explorer.screenshot(path=SCREENSHOTS / f"{notebook.stem}--{k}-{names[0]}.png")
+        jlab.screenshot_element(page, explorer, SCREENSHOTS / f"{notebook.stem}--{k}-{names[0]}.png")
         done.append(f"{names[0]}: {what}")
     assert not jlab.errors(page), f"{rel} after interaction: {jlab.errors(page)}"
 
