@@ -3,6 +3,9 @@
 Each view is an IPython.display.HTML subclass that keeps its numbers (`.data`,
 `.rows`, `.cols`) next to its markup (`.html`). Colours, formatting and the
 markup conventions are described in attnlib.viz.
+
+The notebooks store this markup as outputs and nbval compares it byte for byte:
+a change to the HTML (even a style) means refreshing every notebook's outputs.
 """
 import html as _html
 import math
@@ -15,7 +18,7 @@ NEGATIVE = (230, 97, 1)     # orange
 HIGHLIGHT = "#c51b7d"       # magenta outline for the cell being computed
 FONT = "font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"
 MINUS = "\u2212"
-PANEL = "background:#fff;color:#111;padding:2px"  # light panel: readable under a dark theme too
+PANEL = "background:#fff;color:#111;padding:2px"  # the explorers' light panels
 
 CSS = f"""<style>
 .ra-view {{color:#111;{FONT};line-height:1.25}}
@@ -152,7 +155,7 @@ class MatrixView(View):
     def __init__(self, data, rows, cols, title, name, precision, vmax, body):
         self.data, self.rows, self.cols, self.title = data, rows, cols, title
         self.name, self.precision, self.vmax, self.body = name, precision, vmax, body
-        super().__init__(CSS + f'<div class="ra-view" style="{PANEL}">{body}</div>')
+        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
         self.data = data  # HTML.__init__ stored the markup in .data; keep the numbers there
 
 
@@ -198,7 +201,7 @@ class EquationView(View):
 
     def __init__(self, items, body):
         self.items, self.body = items, body
-        super().__init__(CSS + f'<div class="ra-view" style="{PANEL}">{body}</div>')
+        super().__init__(CSS + f'<div class="ra-view">{body}</div>')
 
 
 def _op(text):
@@ -264,8 +267,7 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
     sum_text = (f'<div class="ra-dot" style="margin-top:6px">{label} = '
                 f'{" + ".join(_esc(s) for s in shown)} = <b>{fmt(O[i, j], precision)}</b></div>')
     eq = equation(lv, "\u00d7", rv, "=", ov)
-    view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step" style="{PANEL}">'
-                                f'{eq.body}{sum_text}</div>')
+    view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step">{eq.body}{sum_text}</div>')
     view.data, view.i, view.j, view.terms, view.value = O, i, j, terms, float(O[i, j])
     view.left, view.right, view.result = lv, rv, ov
     return view
