@@ -192,8 +192,11 @@ class TinyLM:
         if not one:
             raise ValueError(f"tokens must be one sequence (T,), got shape {tokens.shape}")
         _, (_, blocks, _) = self._forward(tokens)
-        # each block cache is (ln1, att, ln2, ff); att ends with the attention cache (Q, K, V, A, s)
-        return np.stack([cache[1][-1][3][0] for cache in blocks])  # (n_layers, n_heads, T, T)
+        maps = []
+        for ln1, att, ln2, ff in blocks:  # the caches of block_forward
+            Q, K, V, A, s = att[-1]  # mha_forward's cache ends with attention_forward's
+            maps.append(A[0])  # (n_heads, T, T) of the one sequence
+        return np.stack(maps)  # (n_layers, n_heads, T, T)
 
     # ------------------------------------------------------------------------
     # generation
