@@ -82,7 +82,10 @@ def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup,
     plotter = _LivePlot() if plot else None
     batches = _batches(task, batch_size, rng)
     for step in bar:
-        tokens, targets, *rest = next(batches)
+        batch = next(batches, None)
+        if batch is None:
+            raise ValueError(f"task ran out of batches after {step} of {steps} steps")
+        tokens, targets, *rest = batch
         if rule_only:
             targets = np.where(rest[0], targets, -1)
         loss, grads = model.loss_and_grads(tokens, targets)

@@ -73,6 +73,14 @@ def test_train_accepts_a_callable_and_reduces_the_loss():
     assert len(history) == 40 and np.mean(history[-5:]) < np.mean(history[:5]) - 0.15
 
 
+def test_a_finite_list_of_batches_must_cover_the_steps():
+    model = TinyLM(13, 8, 2, 1, 16)
+    batches = [CopyTask(span=8).batch(4, np.random.default_rng(i)) for i in range(3)]
+    assert len(train(model, batches, steps=3, progress=False)) == 3
+    with pytest.raises(ValueError, match="ran out of batches after 3 of 5 steps"):
+        train(model, batches, steps=5, progress=False)
+
+
 def test_progress_bar_writes_to_stdout_not_stderr(capsys):
     train(TinyLM(13, 8, 2, 1, 16), CopyTask(span=8), steps=3, batch_size=4, progress=True)
     out, err = capsys.readouterr()
