@@ -27,7 +27,7 @@ import pytest
 
 from helpers import need, unavailable
 import jlab
-from jlab import ROOT, SCREENSHOTS, VIEWPORT
+from jlab import REQUESTS, ROOT, SCREENSHOTS, VIEWPORT
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -53,7 +53,6 @@ SERVER_CONFIG = {
     "ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}},
 }
 
-REQUESTS = []  # every URL any page asked for during the session (http and websocket)
 WRITES = []    # attempts to write a file outside the run folder (blocked)
 
 
@@ -176,6 +175,10 @@ def lab(tmp_path_factory):
         assert not new, f"the browser session wrote into the repo tree: {new}"
 
 
+def record(kind, url):
+    REQUESTS.append((kind, url))
+
+
 def guard_contents(route, lab):
     """Let the page read anything but write (save, rename, create, delete, checkpoint)
     only inside the run folder: the sources in the repo must stay untouched."""
@@ -199,8 +202,8 @@ def browser_context(lab, tmp_path_factory):
             str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
             viewport=VIEWPORT, service_workers="block")
         context.set_default_timeout(30_000)
-        context.on("request", lambda r: REQUESTS.append(r.url))
-        context.on("page", lambda page: page.on("websocket", lambda ws: REQUESTS.append(ws.url)))
+        context.on("request", lambda r: record(r.resource_type, r.url))
+        context.on("page", lambda page: page.on("websocket", lambda ws: record("websocket", ws.url)))
         context.route("**/api/contents/**", lambda route: guard_contents(route, lab))
         try:
             yield context
@@ -228,13 +231,13 @@ def page(lab_page, lab):
         jlab.close_all(lab_page)
     finally:
         lab.shutdown_kernels()
-    foreign = [u for u in REQUESTS[first:] if not lab.is_local(u)]
+    foreign = [u for _, u in REQUESTS[first:] if not lab.is_local(u)]
     assert not foreign, f"requests left the local JupyterLab server: {foreign[:10]}"
     assert not WRITES[first_write:], f"the page tried to write a source file: {WRITES[first_write:]}"
 
 
 def pytest_terminal_summary(terminalreporter):
     if REQUESTS:
-        hosts = sorted({u.split("/")[2] if "://" in u else u.split(":")[0] for u in REQUESTS})
+        hosts = sorted({u.split("/")[2] if "://" in u else u.split(":")[0] for _, u in REQUESTS})
         terminalreporter.write_line(
             f"browser suite: {len(REQUESTS)} requests recorded, to: {', '.join(hosts)}")

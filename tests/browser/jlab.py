@@ -9,6 +9,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 VIEWPORT = {"width": 1366, "height": 900}  # a common laptop screen
+# (resource type, URL) of every request any page made in the session, websockets
+# included; filled by the browser fixture in conftest.py
+REQUESTS = []
 
 IDLE = re.compile(r"\|\s*Idle\b")
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
