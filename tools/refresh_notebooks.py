@@ -5,7 +5,7 @@
 
 Each notebook runs top to bottom from its own folder, exactly as a learner (and
 nbval) would run it. The tool strips metadata.widgets (widget state is
-per-run noise), fails on any error or stderr output, and prints a table of cell
+per-run noise), joins split print outputs, records no timestamps, fails on any error or stderr output, and prints a table of cell
 counts and execution times.
 """
 import argparse
@@ -33,15 +33,31 @@ def problems(nb):
     return found
 
 
+def merge_streams(nb):
+    """Join consecutive stdout (or stderr) outputs of a cell: a print split by timing is one output."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if (merged and out.get("output_type") == "stream" and merged[-1].get("output_type") == "stream"
+                    and merged[-1].get("name") == out.get("name")):
+                merged[-1]["text"] += out["text"]
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def refresh(path, timeout=600):
     """Execute one notebook in place; return (n_cells, seconds, problems)."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            allow_errors=True, resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            record_timing=False,  # no per-run timestamps in the stored notebook
+                            resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
     nb.metadata.pop("widgets", None)
+    merge_streams(nb)
     found = problems(nb)
     if not found:
         nbformat.write(nb, path)
