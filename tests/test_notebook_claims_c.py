@@ -1,0 +1,261 @@
+"""Notebooks 08-11: the skeleton rules, and the claims their text makes.
+
+nbval proves the stored outputs are reproducible; these tests check what nbval
+cannot: the notebook rules of DESIGN.md section 4, and that the general claims
+and the answers hidden in the "Check your intuition" cells hold, recomputed
+here with plain numpy (or PyTorch autograd) rather than the notebooks' own code.
+"""
+import math
+import pathlib
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from helpers import need
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOTEBOOKS = ["08_stacking", "09_next_token", "10_no_mask", "11_generation_and_kv_cache"]
+SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
+               "np.set_printoptions(precision=2, suppress=True)"]
+EXPLORERS = {"08_stacking": "heads_layers_explorer", "09_next_token": "heads_layers_explorer",
+             "10_no_mask": "attention_explorer", "11_generation_and_kv_cache": "kv_cache_explorer"}
+
+
+def load(stem):
+    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
+
+
+def code_lines(cell):
+    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
+
+
+def softmax_rows(S):
+    """Plain row softmax with -inf allowed (no attnlib)."""
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def plain_attention(X, Wq, Wk, Wv, causal):
+    """One head in plain numpy: softmax(Q K^T / sqrt(d) (+ mask)) V."""
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    S = Q @ K.T / math.sqrt(Q.shape[1])
+    if causal:
+        S[np.triu_indices(S.shape[0], k=1)] = -np.inf
+    return softmax_rows(S) @ V
+
+
+# ---------------------------------------------------------------------------
+# the skeleton and the stored-output rules
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_skeleton(stem):
+    nb = load(stem)
+    cells, md = nb.cells, [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert 25 <= len(cells) <= 45, f"{stem} has {len(cells)} cells"
+    first_code = next(c for c in cells if c.cell_type == "code")
+    assert code_lines(first_code) == SETUP_LINES
+    assert md[0].startswith(f"# {stem[:2]} · ")
+    assert "**What you will rediscover**" in md[0]
+    assert 2 <= len(re.findall(r"^- ", md[0], flags=re.M)) <= 4
+    questions = [s for s in md if s.startswith("## Check your intuition")]
+    assert len(questions) == 1
+    n_questions = len(re.findall(r"^\d\. ", questions[0], flags=re.M))
+    details = [s for s in md if "<details>" in s]
+    assert len(details) == 1 and "</details>" in details[0]
+    assert 3 <= n_questions <= 5
+    assert len(re.findall(r"^\d\. ", details[0], flags=re.M)) == n_questions, "one answer per question"
+    assert any(s.startswith("## Recap") and "**The one equation:**" in s and "**The one picture:**" in s
+               for s in md)
+    assert f"../exercises/{stem}.ipynb" in md[-1], "the last cell points to the exercise notebook"
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_stored_output_rules(stem):
+    nb = load(stem)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert "widgets" not in nb.metadata
+    explorers, asserts = [], 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert len(code_lines(cell)) <= 15, f"cell {i} is too long"
+        assert not any(l.rstrip().endswith(";") for l in cell.source.splitlines()), f"cell {i} ends with ;"
+        asserts += len(re.findall(r"^\s*assert ", cell.source, flags=re.M))
+        found = re.findall(r"widgets\.(\w+_explorer)\(", cell.source)
+        if found:
+            explorers += found
+            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"widget cell {i} is not marked"
+        if re.search(r"perf_counter|seconds|tracemalloc", cell.source) and "print(" in cell.source:
+            printed = "".join(o.get("text", "") for o in cell.outputs)
+            if re.search(r"\d+(\.\d+)? ?(ms|MiB)\b", printed):
+                assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"timing cell {i} is not marked"
+        assert cell.execution_count is not None, f"cell {i} has not been executed"
+        for out in cell.outputs:
+            assert out.get("name") != "stderr", f"cell {i} wrote to stderr"
+            assert out.output_type != "error", f"cell {i} stored an error"
+            text = out.get("text", "") + out.get("data", {}).get("text/plain", "")
+            assert "np.float64(" not in text and "np.int64(" not in text, f"cell {i} printed a raw numpy scalar"
+            assert "http://" not in str(out) and "https://" not in str(out), f"cell {i} refers to the network"
+    assert EXPLORERS[stem] in explorers
+    assert asserts >= 10, f"{stem} asserts only {asserts} claims"
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_links_between_notebooks_resolve(stem):
+    md = "\n".join(c.source for c in load(stem).cells if c.cell_type == "markdown")
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", md)
+    assert links
+    for link in links:
+        assert (ROOT / "notebooks" / link).resolve().exists(), link
+
+
+# ---------------------------------------------------------------------------
+# 08: stacking
+
+def test_08_heads_split_columns_and_add_no_parameters():
+    import attnlib as at
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 8))
+    Wq, Wk, Wv, Wo = rng.standard_normal((4, 8, 8))
+    for n_heads in (1, 2, 4):  # question 1: the same four 8 x 8 matrices for any head count
+        d = 8 // n_heads
+        heads = [plain_attention(X, Wq[:, h * d:(h + 1) * d], Wk[:, h * d:(h + 1) * d],
+                                 Wv[:, h * d:(h + 1) * d], causal=True) for h in range(n_heads)]
+        assert np.allclose(np.concatenate(heads, axis=1) @ Wo, at.multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads))
+    one, four = [plain_attention(X, Wq[:, :d], Wk[:, :d], Wv, True) for d in (8, 2)]
+    assert not np.allclose(one, four)  # narrower heads do give different patterns
+
+
+def test_08_repeated_averaging_without_a_shortcut_collapses_the_rows():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6, 16))
+    spread0 = np.linalg.norm(X - X.mean(axis=0))
+    Y = X.copy()
+    for _ in range(30):  # question 2: plain attention averages rows again and again
+        Wq, Wk = rng.standard_normal((2, 16, 16)) / 4
+        Y = plain_attention(Y, Wq, Wk, np.eye(16), causal=False)
+    assert np.linalg.norm(Y - Y.mean(axis=0)) < 1e-6 * spread0
+    assert np.allclose(Y.mean(axis=0), Y[0])  # every token now carries the same vector
+
+
+def test_08_causality_survives_any_depth():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((7, 8))
+    X2 = X.copy()
+    X2[5] = rng.standard_normal(8)  # question 3: change position 5
+    Ws = rng.standard_normal((40, 3, 8, 8)) / 3
+    for Wq, Wk, Wv in Ws:  # 40 causal layers with residuals
+        X = X + plain_attention(X, Wq, Wk, Wv, causal=True)
+        X2 = X2 + plain_attention(X2, Wq, Wk, Wv, causal=True)
+    assert np.array_equal(X[:5], X2[:5]) and not np.allclose(X[5:], X2[5:])
+
+
+# ---------------------------------------------------------------------------
+# 09: next token
+
+def test_09_cross_entropy_gradient_is_p_minus_onehot_torch():
+    torch = need("torch", "PyTorch autograd is the independent reference for the cross-entropy gradient")
+    z = np.random.default_rng(3).standard_normal(6)
+    zt = torch.tensor(z, requires_grad=True)
+    torch.nn.functional.cross_entropy(zt[None], torch.tensor([4])).backward()
+    p = softmax_rows(z)
+    assert np.allclose(zt.grad.numpy(), p - np.eye(6)[4], atol=1e-12)  # question 2
+    assert np.all(zt.grad.numpy()[np.arange(6) != 4] > 0)  # every wrong word is pushed down
+
+
+def test_09_copy_task_first_half_is_uniform_and_second_half_is_determined():
+    from attnlib.data import CopyTask
+    task = CopyTask(span=8)
+    b = task.batch(4000, np.random.default_rng(4))
+    n_words = len(task.tokenizer) - 1  # question 3: uniform over the words, the bar excluded
+    counts = np.bincount(b.tokens[:, :8].ravel(), minlength=len(task.tokenizer))
+    assert counts[-1] == 0 and np.all(np.abs(counts[:-1] / counts.sum() - 1 / n_words) < 0.01)
+    assert np.array_equal(b.targets[:, 8:], b.tokens[:, :8])  # after the bar: the word 8 back
+    assert b.mask[:, 8:].all() and not b.mask[:, :8].any()
+    assert math.isclose(math.log(n_words), 2.4849, abs_tol=1e-4)
+
+
+def test_09_low_temperature_tends_to_argmax():
+    z = np.array([1.0, 2.5, 2.4, -1.0])
+    assert softmax_rows(z / 1e-3).round(6).tolist() == [0.0, 1.0, 0.0, 0.0]  # question 5
+    assert np.allclose(softmax_rows(z / 1e3), 0.25, atol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# 10: no mask
+
+def test_10_unmasked_layers_without_positions_are_permutation_equivariant():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((6, 8))
+    perm = rng.permutation(6)
+    Ws = rng.standard_normal((10, 3, 8, 8)) / 3
+    Y, Yp = X.copy(), X[perm].copy()
+    for Wq, Wk, Wv in Ws:  # question 2: ten unmasked layers
+        Y = Y + plain_attention(Y, Wq, Wk, Wv, causal=False)
+        Yp = Yp + plain_attention(Yp, Wq, Wk, Wv, causal=False)
+    assert np.allclose(Yp, Y[perm])
+    Yc = X[perm] + plain_attention(X[perm], *Ws[0], causal=True)
+    assert not np.allclose(Yc, (X + plain_attention(X, *Ws[0], causal=True))[perm])
+
+
+def test_10_before_the_blank_nothing_tells_the_animal():
+    from attnlib.data import BlankTask
+    task = BlankTask()
+    b = task.batch(4000, np.random.default_rng(6))
+    blank = np.argmax(b.targets >= 0, axis=1)
+    answers = b.targets[np.arange(len(blank)), blank]
+    prefixes = [tuple(row[:i]) for row, i in zip(b.tokens, blank)]
+    best = 0  # the best any causal reader can do: the most common answer for each prefix
+    for prefix in set(prefixes):
+        picked = answers[[p == prefix for p in prefixes]]
+        best += np.bincount(picked).max()
+    assert best / len(answers) < 0.3  # about 1 in 4
+    after = [tuple(row[i + 1:]) for row, i in zip(b.tokens, blank)]  # the words after the blank do tell
+    assert all(len(set(answers[[a == s for a in after]])) == 1 for s in set(after))
+
+
+def test_10_cross_attention_shapes():
+    rng = np.random.default_rng(7)
+    X_fr, X_en = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
+    Wq, Wk, Wv = rng.standard_normal((3, 6, 6))
+    A = softmax_rows((X_fr @ Wq) @ (X_en @ Wk).T / math.sqrt(6))
+    assert A.shape == (7, 6) and (A @ (X_en @ Wv)).shape == (7, 6)  # question 4
+    assert np.allclose(A.sum(axis=1), 1)
+
+
+# ---------------------------------------------------------------------------
+# 11: generation and the KV cache
+
+def test_11_cache_sizes_by_hand():
+    import attnlib as at
+    assert at.kv_cache_bytes(12, 12, 64, 1024) == 2 * 12 * 12 * 64 * 1024 * 2
+    mha = 2 * 32 * 32 * 128 * 32768 * 2
+    assert at.kv_cache_bytes(32, 32, 128, 32768) == mha == 16 * 2 ** 30 and mha > 14e9
+    assert at.kv_cache_bytes(32, 8, 128, 32768) * 4 == mha == at.kv_cache_bytes(32, 1, 128, 32768) * 32
+    assert at.kv_cache_bytes(40, 40, 128, 4096) == 5 * at.kv_cache_bytes(40, 8, 128, 4096)  # question 3
+
+
+def test_11_online_softmax_merges_blocks_exactly():
+    rng = np.random.default_rng(8)
+    s, v = 4 * rng.standard_normal(40), rng.standard_normal((40, 3))
+    m, l, acc = -np.inf, 0.0, np.zeros(3)
+    for k in range(0, 40, 7):  # blocks of 7 keys, in order
+        block = s[k:k + 7]
+        m_new = max(m, block.max())
+        l = l * math.exp(m - m_new) + np.exp(block - m_new).sum()
+        acc = acc * math.exp(m - m_new) + np.exp(block - m_new) @ v[k:k + 7]
+        m = m_new
+    assert np.allclose(acc / l, softmax_rows(s) @ v)
+
+
+def test_11_cached_step_equals_the_last_row_of_full_attention():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((9, 8))
+    Wq, Wk, Wv = rng.standard_normal((3, 8, 8))
+    full = plain_attention(X, Wq, Wk, Wv, causal=True)
+    for t in range(1, 10):  # question 2: the step at t compares one query with t keys
+        K, V = X[:t] @ Wk, X[:t] @ Wv
+        a = softmax_rows(K @ (X[t - 1] @ Wq) / math.sqrt(8))
+        assert a.shape == (t,) and np.allclose(a @ V, full[t - 1])
