@@ -17,7 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -108,9 +108,20 @@ class Lab:
         dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
         return dst.relative_to(ROOT).as_posix()
 
-    def shutdown_kernels(self):
-        for session in self.api("/api/sessions"):
-            self.api(f"/api/sessions/{session['id']}", method="DELETE")
+    def shutdown_kernels(self, wait=True):
+        """Delete every session (and its kernel). wait=False lets the next notebook
+        start while the old kernel shuts down."""
+        def delete(ids):
+            for sid in ids:
+                try:
+                    self.api(f"/api/sessions/{sid}", method="DELETE")
+                except (urllib.error.URLError, OSError):
+                    pass  # already gone, or the server is stopping
+        ids = [s["id"] for s in self.api("/api/sessions")]
+        if wait:
+            delete(ids)
+        else:
+            threading.Thread(target=delete, args=(ids,), daemon=True).start()
 
 
 @pytest.fixture(scope="session")
@@ -230,7 +241,7 @@ def page(lab_page, lab):
     try:
         jlab.close_all(lab_page)
     finally:
-        lab.shutdown_kernels()
+        lab.shutdown_kernels(wait=False)
     foreign = [u for _, u in REQUESTS[first:] if not lab.is_local(u)]
     assert not foreign, f"requests left the local JupyterLab server: {foreign[:10]}"
     assert not WRITES[first_write:], f"the page tried to write a source file: {WRITES[first_write:]}"

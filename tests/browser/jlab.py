@@ -132,16 +132,8 @@ def cell_source(cell):
     return "\n".join(lines)
 
 
-def screenshot_element(page, element, path):
-    """Screenshot one element whole: the notebook scrolls inside a fixed panel, so a
-    tall element is shot with a window made tall enough for it."""
-    box = element.bounding_box()
-    tall = box is not None and box["height"] > VIEWPORT["height"] - 200
-    if tall:
-        page.set_viewport_size({"width": VIEWPORT["width"], "height": int(box["height"]) + 300})
-    try:
-        element.scroll_into_view_if_needed()
-        element.screenshot(path=path)
-    finally:
-        if tall:
-            page.set_viewport_size(VIEWPORT)
+def screenshot_at(page, element, path):
+    """Screenshot the window as the learner sees it, scrolled so `element` starts at the top."""
+    element.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(100)
+    page.screenshot(path=path)
