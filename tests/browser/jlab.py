@@ -86,10 +86,27 @@ def menu(page, top, command):
     page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
 
 
-def run_all(page):
-    """Run > Run All Cells, then wait until everything has finished."""
+def not_run(page):
+    """Indices of code cells with code but no execution count yet."""
+    return page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')]
+        .map((cell, k) => [k, cell.querySelector('.cm-content').textContent.trim(),
+                           cell.querySelector('.jp-InputPrompt').textContent])
+        .filter(([k, code, prompt]) => code && !/\\[\\d+\\]/.test(prompt))
+        .map(([k]) => k)""")
+
+
+def run_all(page, timeout=180):
+    """Run > Run All Cells, then wait until every cell has run (or one failed, which
+    stops Run All: the caller's error check reports it)."""
     menu(page, "Run", "runmenu:run-all")
-    wait_done(page)
+    deadline = time.monotonic() + timeout
+    while True:
+        wait_done(page, timeout=max(1, deadline - time.monotonic()))
+        if not not_run(page) or page.locator(STDERR).count():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"code cells {not_run(page)} never ran")
+        page.wait_for_timeout(250)
 
 
 def run_cell(page, cell):
