@@ -66,11 +66,12 @@ def stray_folders():
     """Folders a JupyterLab server may leave in the repo when it writes (checkpoints,
     language-server shadows), outside the gitignored artifacts/ and .venv/."""
     found = set()
+    tops = [p for p in ROOT.iterdir() if p.is_dir() and p.name not in ("artifacts", ".venv", ".git")]
     for name in (".ipynb_checkpoints", ".virtual_documents"):
-        for path in ROOT.rglob(name):
-            rel = path.relative_to(ROOT).as_posix()
-            if not rel.startswith(("artifacts/", ".venv/", ".git/")):
-                found.add(rel)
+        if (ROOT / name).exists():
+            found.add(name)
+        for top in tops:
+            found.update(p.relative_to(ROOT).as_posix() for p in top.rglob(name))
     return found
 
 
