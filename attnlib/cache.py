@@ -4,6 +4,8 @@ When a model generates one token at a time, the keys and values of earlier token
 never change. Keeping them in a cache means each new token costs one query row
 against t cached rows, O(t), instead of recomputing all t x t scores.
 """
+import math
+
 import numpy as np
 
 from ._validate import as_float_array, as_positive_int
@@ -25,7 +27,7 @@ def attend_step(q, K_cache, V_cache):
     if K_cache.shape[0] != V_cache.shape[0]:
         raise ValueError(f"K_cache has {K_cache.shape[0]} rows but V_cache has {V_cache.shape[0]} "
                          f"(K_cache {K_cache.shape}, V_cache {V_cache.shape})")
-    s = K_cache @ q / np.sqrt(q.shape[0])  # (t,)
+    s = K_cache @ q / math.sqrt(q.shape[0])  # (t,)
     a = softmax(s)  # (t,)
     return a @ V_cache  # (d_v,)
 

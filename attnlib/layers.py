@@ -42,7 +42,7 @@ def gelu(X):
     X = np.asarray(X)
     if X.dtype == object or not np.issubdtype(X.dtype, np.floating):
         raise ValueError(f"X must be a float array, got dtype {X.dtype}")
-    return 0.5 * X * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3)))
+    return 0.5 * X * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (X + 0.044715 * X ** 3)))
 
 
 def mlp(X, W1, b1, W2, b2):

@@ -200,3 +200,28 @@ def test_float32_in_float32_out():
     Q, K, V = (r.normal(size=(4, 3)).astype(np.float32) for _ in range(3))
     assert at.attention(Q, K, V).dtype == np.float32
     np.testing.assert_allclose(at.attention(Q, K, V), at.attention(*(a.astype(float) for a in (Q, K, V))), rtol=1e-5)
+
+
+@pytest.mark.parametrize("n_q, n_k", [(300, 300), (200, 333), (129, 129)])
+def test_long_causal_attention_matches_plain_numpy(n_q, n_k):
+    # long enough that attention() works through its causal row blocks
+    r = rng(7)
+    Q, K, V = r.normal(size=(n_q, 8)), r.normal(size=(n_k, 8)), r.normal(size=(n_k, 5))
+    S = Q @ K.T / math.sqrt(8)
+    future = np.arange(n_k)[None, :] > (n_k - n_q + np.arange(n_q))[:, None]
+    S[future] = -np.inf
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    expected = E / E.sum(axis=1, keepdims=True) @ V
+    np.testing.assert_allclose(at.attention(Q, K, V), expected, rtol=1e-12, atol=1e-14)
+    Qh, Kh, Vh = (np.stack([a, a[::-1]]) for a in (Q, K, V))  # stacked heads take the same path
+    from attnlib.attention import attend
+    np.testing.assert_allclose(attend(Qh, Kh, Vh)[0], expected, rtol=1e-12, atol=1e-14)
+
+
+def test_float32_stays_float32_everywhere():
+    r = rng(8)
+    X = r.normal(size=(200, 8)).astype(np.float32)
+    assert at.attention(X, X, X).dtype == np.float32
+    assert at.tiled_attention(X, X, X).dtype == np.float32
+    assert at.attend_step(X[-1], X, X).dtype == np.float32
+    assert at.gelu(X).dtype == np.float32
