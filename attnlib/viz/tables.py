@@ -229,8 +229,8 @@ def equation(*items):
             raise ValueError(f"equation item {k} must be a matrix view, an array or an operator "
                              f"string, got {type(item).__name__}")
         kept.append(item)
-    body = ('<div class="ra-equation" style="display:flex;flex-wrap:wrap;align-items:flex-start;'
-            f'gap:8px">{"".join(parts)}</div>')
+    body = ('<div class="ra-equation" style="display:flex;flex-wrap:nowrap;align-items:flex-start;'
+            f'gap:8px;overflow-x:auto">{"".join(parts)}</div>')
     return EquationView(kept, body)
 
 

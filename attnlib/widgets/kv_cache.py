@@ -41,9 +41,11 @@ def render_kv_cache(s):
                        viz.matrix(s["a"][None, :], [seen[-1]], seen, "a = softmax(s)", vmax=1.0, name="a"),
                        "\u2192", viz.matrix(s["o"][None, :], [seen[-1]], dims, "o = a V", name="o"))
     same = np.allclose(s["o"], s["o_recomputed"], rtol=1e-12, atol=1e-12)
-    note = (f"Step {t} of {s['n']}: the cache holds {t} rows of K and V; the new token "
+    rows, cols = ("row", "column") if t == 1 else ("rows", "columns")
+    dots = "dot product" if s["cached_dots"] == 1 else "dot products"
+    note = (f"Step {t} of {s['n']}: the cache holds {t} {rows} of K and V; the new token "
             f"'{_esc(seen[-1])}' adds one row to each and computes one query row, so the score row has "
-            f"{t} columns: {s['cached_dots']} dot products now, instead of {s['recompute_dots']} for "
+            f"{t} {cols}: {s['cached_dots']} {dots} now, instead of {s['recompute_dots']} for "
             f"recomputing every row of the causal score matrix. o equals the last row of attention "
             f"recomputed from scratch: {'yes' if same else 'NO'}.")
     return {"caches": caches.html, "row": row.html, "note": _text(note)}
