@@ -1,11 +1,17 @@
 """Helpers for the tests (importable because pytest puts tests/ on sys.path)."""
 import importlib
 import os
+import pathlib
 
 import numpy as np
 import pytest
 
 IN_CI = os.environ.get("CI") == "true"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# the first code cell of every narrative notebook
+SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
+               "np.set_printoptions(precision=2, suppress=True)"]
 
 
 def need(module, why=""):
@@ -28,3 +34,19 @@ def unavailable(reason):
 
 def rng(seed=0):
     return np.random.default_rng(seed)
+
+
+def load_notebook(stem, folder="notebooks"):
+    import nbformat
+    return nbformat.read(ROOT / folder / f"{stem}.ipynb", as_version=4)
+
+
+def code_lines(cell):
+    """A code cell's lines without blanks and comments."""
+    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
+
+
+def softmax_rows(S):
+    """Plain row softmax with -inf allowed (no attnlib): an independent reference."""
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)

@@ -6,27 +6,15 @@ every notebook and exercise that exists, and that the answers hidden in the
 "Check your intuition" cells (and the PyTorch remark in 01) are true, each
 recomputed here with plain numpy or PyTorch rather than with the notebook's code.
 """
-import pathlib
 import re
 
-import nbformat
 import numpy as np
 import pytest
 
-from helpers import need
+from helpers import ROOT, SETUP_LINES, code_lines, need
+from helpers import load_notebook as load
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = ["00_start_here", "01_projection", "02_batches", "03_tokens_and_values"]
-SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
-               "np.set_printoptions(precision=2, suppress=True)"]
-
-
-def load(stem):
-    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
-
-
-def code_lines(cell):
-    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
 
 
 # ---------------------------------------------------------------------------

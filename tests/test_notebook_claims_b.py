@@ -5,35 +5,17 @@ cannot: the notebook rules of DESIGN.md section 4, and that the general claims
 and the answers hidden in the "Check your intuition" cells are true, recomputed
 here with plain numpy (or PyTorch autograd) instead of the notebooks' own code.
 """
-import pathlib
 import re
 
-import nbformat
 import numpy as np
 import pytest
 
-from helpers import need
+from helpers import ROOT, SETUP_LINES, code_lines, need, softmax_rows
+from helpers import load_notebook as load
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = ["04_mixing_rows", "05_learned_mixing", "06_mask_and_softmax", "07_attention_module"]
-SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
-               "np.set_printoptions(precision=2, suppress=True)"]
 EXPLORERS = {"04_mixing_rows": "mixing_explorer", "05_learned_mixing": "similarity_explorer",
              "06_mask_and_softmax": "softmax_explorer", "07_attention_module": "attention_explorer"}
-
-
-def load(stem):
-    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
-
-
-def code_lines(cell):
-    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
-
-
-def softmax_rows(S):
-    """Plain row softmax with -inf allowed (no attnlib)."""
-    E = np.exp(S - S.max(axis=-1, keepdims=True))
-    return E / E.sum(axis=-1, keepdims=True)
 
 
 def causal(S):

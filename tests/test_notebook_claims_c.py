@@ -6,35 +6,17 @@ and the answers hidden in the "Check your intuition" cells hold, recomputed
 here with plain numpy (or PyTorch autograd) rather than the notebooks' own code.
 """
 import math
-import pathlib
 import re
 
-import nbformat
 import numpy as np
 import pytest
 
-from helpers import need
+from helpers import ROOT, SETUP_LINES, code_lines, need, softmax_rows
+from helpers import load_notebook as load
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS = ["08_stacking", "09_next_token", "10_no_mask", "11_generation_and_kv_cache"]
-SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
-               "np.set_printoptions(precision=2, suppress=True)"]
 EXPLORERS = {"08_stacking": "heads_layers_explorer", "09_next_token": "heads_layers_explorer",
              "10_no_mask": "attention_explorer", "11_generation_and_kv_cache": "kv_cache_explorer"}
-
-
-def load(stem):
-    return nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
-
-
-def code_lines(cell):
-    return [l for l in cell.source.splitlines() if l.strip() and not l.strip().startswith("#")]
-
-
-def softmax_rows(S):
-    """Plain row softmax with -inf allowed (no attnlib)."""
-    E = np.exp(S - S.max(axis=-1, keepdims=True))
-    return E / E.sum(axis=-1, keepdims=True)
 
 
 def plain_attention(X, Wq, Wk, Wv, causal):
