@@ -10,7 +10,7 @@ One module per idea, in course order:
     cache        one cached generation step, cache size     (notebook 11)
     model        TinyLM: forward, backward, KV-cache generate (notebooks 08-11)
     optim        Adam with weight decay and gradient clipping
-    train        the training loop and ready-made experiments
+    train        the training loop and ready-made experiments (import attnlib.train)
     data         the essay's example, toy tasks, a tokenizer
 
 The viewers (attnlib.viz, attnlib.widgets) and the exercise checks
@@ -24,7 +24,6 @@ from .layers import layer_norm, gelu, transformer_block, next_token_logits
 from .cache import attend_step, kv_cache_bytes
 from .model import TinyLM, KVCache
 from .optim import Adam
-from .train import train, train_task
 from .data import Tokenizer
 
 __version__ = "0.1.0"
@@ -36,5 +35,5 @@ __all__ = [
     "tiled_attention",
     "layer_norm", "gelu", "transformer_block", "next_token_logits",
     "attend_step", "kv_cache_bytes",
-    "TinyLM", "KVCache", "Adam", "train", "train_task", "Tokenizer",
+    "TinyLM", "KVCache", "Adam", "Tokenizer",
 ]
