@@ -5,10 +5,11 @@
 
 Each notebook runs top to bottom from its own folder, exactly as a learner (and
 nbval) would run it. The tool strips metadata.widgets (widget state is
-per-run noise), joins split print outputs, records no timestamps, fails on any error or stderr output, and prints a table of cell
+per-run noise), joins split print outputs, records no timestamps, gives widget views stable ids, fails on any error or stderr output, and prints a table of cell
 counts and execution times.
 """
 import argparse
+import hashlib
 import pathlib
 import sys
 import time
@@ -47,6 +48,19 @@ def merge_streams(nb):
             cell.outputs = merged
 
 
+def stable_widget_ids(nb, name):
+    """Replace each widget view's random model_id by one derived from its place.
+
+    metadata.widgets is stripped, so the id points at no stored state either way;
+    a stable id keeps refreshes from rewriting every widget cell.
+    """
+    for i, cell in enumerate(nb.cells):
+        for j, out in enumerate(cell.get("outputs", [])):
+            view = out.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view is not None:
+                view["model_id"] = hashlib.md5(f"{name}:{i}:{j}".encode()).hexdigest()
+
+
 def refresh(path, timeout=600):
     """Execute one notebook in place; return (n_cells, seconds, problems)."""
     nb = nbformat.read(path, as_version=4)
@@ -58,6 +72,7 @@ def refresh(path, timeout=600):
     seconds = time.perf_counter() - start
     nb.metadata.pop("widgets", None)
     merge_streams(nb)
+    stable_widget_ids(nb, path.name)
     found = problems(nb)
     if not found:
         nbformat.write(nb, path)
