@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from .checks import NAMES, hints
+from .checks import hints
 from .checks import notebooks as nbs
 
 

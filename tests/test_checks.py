@@ -1,5 +1,4 @@
 """The grader itself: outcomes, reports, and robustness against any learner code."""
-import os
 import signal
 import threading
 import time

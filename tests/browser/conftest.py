@@ -11,7 +11,6 @@ each test opens a copy under artifacts/browser-run/, and autosave is off too.
 """
 import json
 import os
-import pathlib
 import secrets
 import shutil
 import socket
