@@ -8,7 +8,6 @@ cell and run with Shift+Enter, as a learner does.
 import json
 import re
 
-
 import jlab
 from jlab import ROOT, SCREENSHOTS
 
