@@ -1,9 +1,8 @@
 """Notebooks 00-03: the course map, and the claims their text makes.
 
 The notebook rules are checked in test_notebook_rules.py. These tests check that
-the course map in 00 links
-every notebook and exercise that exists, and that the answers hidden in the
-"Check your intuition" cells (and the PyTorch remark in 01) are true, each
+the course map in 00 links every notebook and exercise that exists, and that the
+answers hidden in the "Check your intuition" cells (and the PyTorch remark in 01) are true, each
 recomputed here with plain numpy or PyTorch rather than with the notebook's code.
 """
 import re
