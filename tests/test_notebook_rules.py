@@ -88,3 +88,10 @@ def test_links_between_notebooks_resolve(stem):
     assert links
     for link in links:
         assert (ROOT / "notebooks" / link).resolve().exists(), link
+
+
+def test_readme_course_map_links_every_notebook_and_exercise():
+    readme = (ROOT / "README.md").read_text()
+    for folder in ("notebooks", "exercises"):
+        for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
+            assert f"]({folder}/{path.name})" in readme, f"README course map misses {folder}/{path.name}"
