@@ -1,0 +1,87 @@
+"""The course, in order: the one place that lists the lessons.
+
+Everything that needs the course order reads `LESSONS`: the tests (notebook
+rules, exercise sync, grader coverage), the command line (`status`, `check NN`),
+the README's course map and notebook 00's map. Adding a lesson is its notebook,
+its solutions notebook and one entry here (the exercise notebook is generated).
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: notebooks/{stem}.ipynb, and solutions/ + exercises/{stem}.ipynb when it has exercises."""
+    stem: str                 # "06_mask_and_softmax": number and topic, the notebooks' file name
+    title: str                # its short title in the course map
+    idea: str                 # the idea in one line, for the course map (Markdown, $maths$ allowed)
+    explorers: tuple = ()     # attnlib.widgets functions the notebook opens
+    exercises: tuple = ()     # attnlib.checks names, in the order the exercise notebook checks them
+
+    @property
+    def number(self):
+        return self.stem[:2]
+
+
+LESSONS = (
+    Lesson("00_start_here", "Start here",
+           "how the course works, the names $X, W, Q, K, V, S, A, O$, this map"),
+    Lesson("01_projection", "One vector through one matrix",
+           "$x' = xW$: 128 numbers in, 256 out",
+           ("projection_explorer",), ("project",)),
+    Lesson("02_batches", "Many inputs at once",
+           "$Y = XW$, and rows never influence each other",
+           ("batch_explorer",), ("project_rows",)),
+    Lesson("03_tokens_and_values", "Tokens and values",
+           'a sentence as $X$; $V = XW_v$; the two "the" rows',
+           ("batch_explorer",), ("values",)),
+    Lesson("04_mixing_rows", "Mixing rows",
+           "the causal average $O = AV$ with a lower-triangular $A$",
+           ("mixing_explorer",), ("uniform_causal_weights", "causal_average")),
+    Lesson("05_learned_mixing", "Learned mixing",
+           r"$Q$, $K$ and the similarity matrix $QK^\top$",
+           ("similarity_explorer",), ("similarity",)),
+    Lesson("06_mask_and_softmax", "Mask and softmax",
+           r"$-\infty$ for the future, softmax rows, why $1/\sqrt{d_{head}}$",
+           ("softmax_explorer",), ("causal_mask", "softmax", "attention_weights")),
+    Lesson("07_attention_module", "The attention module",
+           r"$O = \mathrm{softmax}(\mathrm{mask}(QK^\top/\sqrt{d}))\,V$, then $W_o$",
+           ("attention_explorer",), ("attention", "self_attention")),
+    Lesson("08_stacking", "Stacking",
+           "layers and heads; residuals and layer norm",
+           ("heads_layers_explorer",), ("multi_head_attention", "layer_norm", "gelu", "transformer_block")),
+    Lesson("09_next_token", "The next token",
+           "logits, training a tiny model, the convergence lesson",
+           ("heads_layers_explorer",), ("next_token_logits", "softmax_backward")),
+    Lesson("10_no_mask", "Attention without a mask",
+           "reading the whole sentence; cross-attention",
+           ("attention_explorer",), ("cross_attention",)),
+    Lesson("11_generation_and_kv_cache", "Generation and the KV cache",
+           "$K$ and $V$ grow by one row per token",
+           ("kv_cache_explorer",), ("attend_step", "cache_step", "kv_cache_bytes")),
+)
+
+STEMS = tuple(lesson.stem for lesson in LESSONS)
+EXERCISE_LESSONS = tuple(lesson for lesson in LESSONS if lesson.exercises)
+
+
+def lesson(key):
+    """The lesson for a number (6, "06"), a stem ("06_mask_and_softmax") or an exercise name ("softmax")."""
+    text = str(key).strip()
+    for les in LESSONS:
+        if text in (les.stem, les.number) or (text.isdigit() and int(text) == int(les.number)):
+            return les
+        if text in les.exercises:
+            return les
+    known = ", ".join(les.number for les in LESSONS)
+    raise ValueError(f"no lesson {key!r}: give a number ({known}), a stem or an exercise name")
+
+
+def course_map(where="readme"):
+    """The course map as a Markdown table, with links that work from the README or from notebooks/."""
+    notebook, exercises = ("notebooks/", "exercises/") if where == "readme" else ("", "../exercises/")
+    rows = ["| | notebook | the idea | exercises |", "|---|---|---|---|"]
+    for les in LESSONS:
+        names = ", ".join(f"`{n}`" for n in les.exercises)
+        linked = f"[{names}]({exercises}{les.stem}.ipynb)" if names else "-"
+        rows.append(f"| {les.number} | [{les.title}]({notebook}{les.stem}.ipynb) | {les.idea} | {linked} |")
+    return "\n".join(rows)
