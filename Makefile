@@ -1,40 +1,57 @@
-# Every target creates .venv from the pins first, so a fresh machine needs only
-# Python 3.10+ and make.  PARITY=1 (set automatically under CI=true) also
-# installs PyTorch CPU, the independent reference for the parity tests.
+# Every target builds its virtual environment from the pins first, so a fresh
+# machine needs only Python 3.10+ and make.
+#   .venv      the learner's: the course only (requirements.txt)       lab, grade
+#   .venv-dev  the maintainers': the course + test tools               test, lint, bench, refresh, exercises
+# PARITY=1 (set automatically under CI=true) also installs PyTorch CPU into
+# .venv-dev, the independent reference for the parity tests.
 PYTHON ?= python3
 VENV   := .venv
-BIN    := $(VENV)/bin
+DEV    := .venv-dev
 PARITY ?= $(if $(filter true,$(CI)),1,)
-STAMP  := $(VENV)/.installed$(if $(PARITY),-parity,)
+COURSE := $(VENV)/.installed
+TOOLS  := $(DEV)/.installed$(if $(PARITY),-parity,)
 
-.PHONY: lab test grade bench refresh exercises clean
+.PHONY: lab grade test lint bench refresh exercises course-map clean
 
-$(STAMP): requirements.txt requirements-parity.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt $(if $(PARITY),-r requirements-parity.txt,)
-	$(BIN)/python -m pip install --quiet --no-deps -e .
-	touch $(STAMP)
+$(COURSE): requirements.txt pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -r requirements.txt
+	$(VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
 
-lab: $(STAMP)            ## open the course in JupyterLab (127.0.0.1, with a token)
-	$(BIN)/python -m attnlib lab
+$(TOOLS): requirements.txt requirements-dev.txt requirements-parity.txt pyproject.toml
+	@test -x $(DEV)/bin/python || $(PYTHON) -m venv $(DEV)
+	$(DEV)/bin/python -m pip install --quiet --upgrade pip
+	$(DEV)/bin/python -m pip install --quiet -r requirements-dev.txt $(if $(PARITY),-r requirements-parity.txt,)
+	$(DEV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $@
 
-test: $(STAMP)           ## run every test: unit, property, parity, grader, notebooks, browser
-	$(BIN)/python -m pytest
+lab: $(COURSE)           ## open the course in JupyterLab (127.0.0.1, with a token), from your workspace/
+	$(VENV)/bin/python -m attnlib lab
 
-grade: $(STAMP)          ## your progress over exercises/
-	$(BIN)/python -m attnlib status
+grade: $(COURSE)         ## your progress over workspace/exercises/
+	$(VENV)/bin/python -m attnlib status
 
-bench: $(STAMP)          ## print the benchmark tables (ratios, not assertions)
-	$(BIN)/python bench/attention.py
+test: $(TOOLS)           ## run every test: unit, property, parity, grader, notebooks, browser
+	$(DEV)/bin/python -m pytest
+
+lint: $(TOOLS)           ## ruff over the code (rules in pyproject.toml)
+	$(DEV)/bin/ruff check .
+
+bench: $(TOOLS)          ## print the benchmark tables (ratios, not assertions)
+	$(DEV)/bin/python bench/attention.py
 	@for b in bench/widgets.py bench/train.py bench/generate.py; do \
-	  if [ -f $$b ]; then echo; $(BIN)/python $$b || exit 1; fi; done
+	  if [ -f $$b ]; then echo; $(DEV)/bin/python $$b || exit 1; fi; done
 
-refresh: $(STAMP)        ## maintainers: re-execute notebooks and store their outputs
-	$(BIN)/python tools/refresh_notebooks.py
+refresh: $(TOOLS)        ## maintainers: re-execute notebooks and store their outputs
+	$(DEV)/bin/python tools/refresh_notebooks.py
 
-exercises: $(STAMP)      ## maintainers: regenerate exercises/ from solutions/
-	$(BIN)/python tools/make_exercises.py
+exercises: $(TOOLS)      ## maintainers: regenerate exercises/ from solutions/ (learners' workspace/ untouched)
+	$(DEV)/bin/python tools/make_exercises.py
 
-clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis artifacts
+course-map: $(TOOLS)     ## maintainers: write the course map from attnlib/course.py into README and notebook 00
+	$(DEV)/bin/python tools/course_map.py
+
+clean:                   ## remove the environments and caches (never workspace/)
+	rm -rf $(VENV) $(DEV) .pytest_cache .hypothesis artifacts

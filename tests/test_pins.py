@@ -1,8 +1,9 @@
-"""The pip route and the conda route install the same versions.
+"""The pip route and the conda route install the same versions, and the learner's set stays lean.
 
 conda cannot run here, so this offline check is the guard: environment.yml must pin
-exactly the packages and versions of requirements.txt, and pyproject.toml must name
-the same packages.
+exactly the packages and versions of requirements.txt (the learner's set), and
+pyproject.toml must name the same packages; the maintainers' tools live only in
+requirements-dev.txt.
 """
 import pathlib
 import re
@@ -21,7 +22,7 @@ def pip_pins(path):
     pins = {}
     for line in (ROOT / path).read_text().splitlines():
         line = line.split("#")[0].strip()
-        if line:
+        if line and not line.startswith("-r "):
             name, sep, version = line.partition("==")
             assert sep, f"{path}: {line!r} is not pinned with =="
             pins[name.lower()] = version
@@ -50,5 +51,18 @@ def test_pyproject_names_the_pinned_packages():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = lambda reqs: {re.split(r"[=<>!~ ]", r)[0].lower() for r in reqs}  # noqa: E731
     extras = project["optional-dependencies"]
-    assert names(project["dependencies"]) | names(extras["dev"]) == set(pip_pins("requirements.txt"))
+    assert names(project["dependencies"]) == set(pip_pins("requirements.txt"))
+    assert names(extras["dev"]) == set(pip_pins("requirements-dev.txt"))
     assert extras["parity"] == ["torch==" + pip_pins("requirements-parity.txt")["torch"]]
+
+
+def test_the_learners_set_carries_no_maintainer_tools():
+    """make lab installs requirements.txt only: no nbgrader menus, no test tools in the learner's JupyterLab."""
+    learner = set(pip_pins("requirements.txt"))
+    assert not learner & {"nbgrader", "pytest", "hypothesis", "nbval", "playwright", "ruff", "torch"}
+    assert (ROOT / "requirements-dev.txt").read_text().splitlines()[3] == "-r requirements.txt"
+    makefile = (ROOT / "Makefile").read_text()
+    lab_recipe = makefile.split("\nlab:")[1].split("\n\n")[0]
+    assert "$(COURSE)" in lab_recipe and "$(DEV)" not in lab_recipe
+    course_recipe = makefile.split("\n$(COURSE):")[1].split("\n\n")[0]
+    assert "requirements-dev" not in course_recipe
