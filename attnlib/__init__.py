@@ -7,11 +7,15 @@ One module per idea, in course order:
     mixing       causal average, mask, softmax              (notebooks 04, 06)
     attention    scores, one head, many heads, tiled        (notebooks 05-07)
     layers       layer norm, GELU, MLP, the block           (notebook 08)
+    backprop     every layer as a forward/backward pair, for training
     cache        one cached generation step, cache size     (notebook 11)
     model        TinyLM: forward, backward, KV-cache generate (notebooks 08-11)
     optim        Adam with weight decay and gradient clipping
     train        the training loop and ready-made experiments (import attnlib.train)
     data         the essay's example, toy tasks, a tokenizer
+
+Every public function checks its input first (attnlib._validate states the policy):
+bad input raises a ValueError that names the argument, never a NaN or a numpy accident.
 
 The viewers (attnlib.viz, attnlib.widgets) and the exercise checks
 (attnlib.checks) are imported on their own; the maths never imports them.

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, as_positive_int, check_inner
+from ._validate import as_float_array, boolean, check_finite_product, check_inner, check_size, positive_int
+from .mixing import exp_and_sum, future_keys, mask_future
 
 
 # ----------------------------------------------------------------------------
@@ -41,28 +42,25 @@ def _check_causal_lengths(Q, K, causal):
                          f"got Q {Q.shape} and K {K.shape}")
 
 
+def _finite_output(O, Q, K, V, scale):
+    """Return O if finite; else name the product that overflowed (run only when something did)."""
+    if np.isfinite(O).all():
+        return O
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = (Q * (1.0 / math.sqrt(Q.shape[1]) if scale else Q)) @ K.T  # (n_q, n_k)
+    check_finite_product(S, "Q @ K.T", Q=Q, K=K)
+    return check_finite_product(O, "the weighted sum of V's rows", V=V)
+
+
 # ----------------------------------------------------------------------------
 # the core, on arrays whose last two axes are (tokens, features); no checks
 
-def _masked_scores(Q, K, causal, scale):
+def masked_scores(Q, K, causal, scale):
     """S (..., n_q, n_k) = Q K^T (/ sqrt(d)), with -inf on the future if causal."""
     if scale:
         Q = Q * (1.0 / math.sqrt(Q.shape[-1]))  # scaling Q costs n*d, scaling S would cost n*n
     S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
-    if causal:
-        n_q, n_k = S.shape[-2:]
-        # query i sits at position n_k - n_q + i, so the future is the strict upper
-        # triangle of the last n_q columns
-        future = np.triu(np.ones((n_q, n_q), dtype=bool), k=1)
-        np.copyto(S[..., n_k - n_q:], -np.inf, where=future)
-    return S
-
-
-def _exp_rows(S):
-    """In place: S <- exp(S - row max). Returns (E, row sums)."""
-    S -= S.max(axis=-1, keepdims=True)
-    np.exp(S, out=S)
-    return S, S.sum(axis=-1, keepdims=True)
+    return mask_future(S) if causal else S
 
 
 def attend(Q, K, V, causal=True, scale=True, block=128):
@@ -76,7 +74,7 @@ def attend(Q, K, V, causal=True, scale=True, block=128):
     """
     n_q, n_k = Q.shape[-2], K.shape[-2]
     if not causal or n_q <= block:
-        E, Z = _exp_rows(_masked_scores(Q, K, causal, scale))
+        E, Z = exp_and_sum(masked_scores(Q, K, causal, scale))
         return (E @ V) / Z  # (..., n_q, d_v)
     O = np.empty(Q.shape[:-1] + V.shape[-1:], dtype=np.result_type(Q, K, V))  # (..., n_q, d_v)
     for q0 in range(0, n_q, block):
@@ -92,7 +90,10 @@ def attend(Q, K, V, causal=True, scale=True, block=128):
 def similarity(Q, K):
     """Raw scores Q (n_q, d) @ K^T (d, n_k) -> (n_q, n_k): every pairwise dot product."""
     Q, K = _check_qk(Q, K)
-    return Q @ K.T  # (n_q, n_k)
+    check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = Q @ K.T  # (n_q, n_k)
+    return check_finite_product(S, "Q @ K.T", Q=Q, K=K)
 
 
 def attention_weights(Q, K, causal=True, scale=True):
@@ -102,15 +103,24 @@ def attention_weights(Q, K, causal=True, scale=True):
     a KV cache): query i may look at keys 0 .. n_k - n_q + i.
     """
     Q, K = _check_qk(Q, K)
+    causal, scale = boolean("causal", causal), boolean("scale", scale)
     _check_causal_lengths(Q, K, causal)
-    E, Z = _exp_rows(_masked_scores(Q, K, causal, scale))
-    return E / Z  # (n_q, n_k)
+    check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
+    with np.errstate(over="ignore", invalid="ignore"):
+        E, Z = exp_and_sum(masked_scores(Q, K, causal, scale))
+        A = E / Z  # (n_q, n_k)
+    return check_finite_product(A, "Q @ K.T", Q=Q, K=K)
 
 
 def attention(Q, K, V, causal=True, scale=True):
     """O (n_q, d_v) = attention_weights(Q, K) @ V: each row mixes the rows of V."""
-    Q, K, V = _check_qkv(Q, K, V, causal)
-    return attend(Q, K, V, causal, scale)
+    Q, K, V = _check_qkv(Q, K, V, boolean("causal", causal))
+    scale = boolean("scale", scale)
+    if not causal:  # causal attention takes the queries in blocks, never holding all of S
+        check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
+    with np.errstate(over="ignore", invalid="ignore"):
+        O = attend(Q, K, V, causal, scale)  # (n_q, d_v)
+    return _finite_output(O, Q, K, V, scale)
 
 
 def self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
@@ -120,19 +130,22 @@ def self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
     Returns (n, d_v), or (n, d_out) with Wo.
     """
     X = as_float_array("X", X, 2, "(n, d_model)")
+    causal = boolean("causal", causal)
     Ws = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
     for name in Ws:
         Ws[name] = as_float_array(name, Ws[name], 2, "(d_model, d_head)")
         check_inner("X", X.shape, name, Ws[name].shape)
     if Ws["Wq"].shape[1] != Ws["Wk"].shape[1]:
         raise ValueError(f"Wq and Wk must give the same d_head, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
-    Q, K, V = X @ Ws["Wq"], X @ Ws["Wk"], X @ Ws["Wv"]  # (n, d_head), (n, d_head), (n, d_v)
-    O = attend(Q, K, V, causal)  # (n, d_v)
-    if Wo is None:
-        return O
-    Wo = as_float_array("Wo", Wo, 2, "(d_v, d_out)")
-    check_inner("O", O.shape, "Wo", Wo.shape)
-    return O @ Wo  # (n, d_out)
+    if Wo is not None:
+        Ws["Wo"] = as_float_array("Wo", Wo, 2, "(d_v, d_out)")
+        check_inner("O", (X.shape[0], Ws["Wv"].shape[1]), "Wo", Ws["Wo"].shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Q, K, V = X @ Ws["Wq"], X @ Ws["Wk"], X @ Ws["Wv"]  # (n, d_head), (n, d_head), (n, d_v)
+        O = attend(Q, K, V, causal)  # (n, d_v)
+        if Wo is not None:
+            O = O @ Ws["Wo"]  # (n, d_out)
+    return check_finite_product(O, "self_attention", X=X, **Ws)
 
 
 def split_heads(M, n_heads):
@@ -155,7 +168,8 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     Head h uses columns h*d_head:(h+1)*d_head of Wq, Wk and Wv. Returns (n, d_model).
     """
     X = as_float_array("X", X, 2, "(n, d_model)")
-    n_heads = as_positive_int("n_heads", n_heads)
+    n_heads = positive_int("n_heads", n_heads)
+    causal = boolean("causal", causal)
     Ws = {}
     for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
         Ws[name] = as_float_array(name, W, 2, "(d_model, n_heads * d_head)")
@@ -167,11 +181,13 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
         raise ValueError(f"Wq and Wk must have the same width, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
     Wo = as_float_array("Wo", Wo, 2, "(n_heads * d_head, d_model)")
     check_inner("concatenated heads", (X.shape[0], Ws["Wv"].shape[1]), "Wo", Wo.shape)
-    Q = split_heads(X @ Ws["Wq"], n_heads)  # (n_heads, n, d_head)
-    K = split_heads(X @ Ws["Wk"], n_heads)  # (n_heads, n, d_head)
-    V = split_heads(X @ Ws["Wv"], n_heads)  # (n_heads, n, d_v)
-    O = attend(Q, K, V, causal)  # (n_heads, n, d_v)
-    return merge_heads(O) @ Wo  # (n, d_model)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Q = split_heads(X @ Ws["Wq"], n_heads)  # (n_heads, n, d_head)
+        K = split_heads(X @ Ws["Wk"], n_heads)  # (n_heads, n, d_head)
+        V = split_heads(X @ Ws["Wv"], n_heads)  # (n_heads, n, d_v)
+        O = attend(Q, K, V, causal)  # (n_heads, n, d_v)
+        Y = merge_heads(O) @ Wo  # (n, d_model)
+    return check_finite_product(Y, "multi_head_attention", X=X, Wo=Wo, **Ws)
 
 
 def tiled_attention(Q, K, V, causal=True, block=64):
@@ -182,31 +198,30 @@ def tiled_attention(Q, K, V, causal=True, block=64):
     raises the max, the old sums are rescaled by exp(m_old - m_new). Memory holds
     one (block, block) score tile at a time, never the (n_q, n_k) matrix.
     """
-    Q, K, V = _check_qkv(Q, K, V, causal)
-    block = as_positive_int("block", block)
+    Q, K, V = _check_qkv(Q, K, V, boolean("causal", causal))
+    block = positive_int("block", block)
     n_q, n_k = Q.shape[0], K.shape[0]
     offset = n_k - n_q
     dtype = np.result_type(Q, K, V)
     scale = 1.0 / math.sqrt(Q.shape[1])  # a Python float keeps float32 inputs float32
     O = np.empty((n_q, V.shape[1]), dtype=dtype)  # (n_q, d_v)
-    for q0 in range(0, n_q, block):
-        Qb = Q[q0:q0 + block] * scale  # (bq, d)
-        bq = Qb.shape[0]
-        m = np.full((bq, 1), -np.inf, dtype=dtype)  # running max
-        l = np.zeros((bq, 1), dtype=dtype)  # running sum of exp
-        acc = np.zeros((bq, V.shape[1]), dtype=dtype)  # running sum of exp * V
-        k_end = min(n_k, offset + q0 + bq) if causal else n_k  # keys past this are all future
-        for k0 in range(0, k_end, block):
-            S = Qb @ K[k0:k0 + block].T  # (bq, bk)
-            if causal and k0 + S.shape[1] > offset + q0 + 1:  # tile touches the diagonal
-                rows = offset + q0 + np.arange(bq)[:, None]
-                cols = k0 + np.arange(S.shape[1])[None, :]
-                S[cols > rows] = -np.inf
-            m_new = np.maximum(m, S.max(axis=1, keepdims=True))
-            P = np.exp(S - m_new)  # (bq, bk)
-            rescale = np.exp(m - m_new)
-            l = l * rescale + P.sum(axis=1, keepdims=True)
-            acc = acc * rescale + P @ V[k0:k0 + block]
-            m = m_new
-        O[q0:q0 + bq] = acc / l
-    return O
+    with np.errstate(over="ignore", invalid="ignore"):
+        for q0 in range(0, n_q, block):
+            Qb = Q[q0:q0 + block] * scale  # (bq, d)
+            bq = Qb.shape[0]
+            m = np.full((bq, 1), -np.inf, dtype=dtype)  # running max
+            l = np.zeros((bq, 1), dtype=dtype)  # running sum of exp
+            acc = np.zeros((bq, V.shape[1]), dtype=dtype)  # running sum of exp * V
+            k_end = min(n_k, offset + q0 + bq) if causal else n_k  # keys past this are all future
+            for k0 in range(0, k_end, block):
+                S = Qb @ K[k0:k0 + block].T  # (bq, bk)
+                if causal and k0 + S.shape[1] > offset + q0 + 1:  # tile touches the diagonal
+                    S[future_keys(bq, S.shape[1], first=offset + q0 - k0)] = -np.inf  # query i at offset + q0 + i
+                m_new = np.maximum(m, S.max(axis=1, keepdims=True))
+                P = np.exp(S - m_new)  # (bq, bk)
+                rescale = np.exp(m - m_new)
+                l = l * rescale + P.sum(axis=1, keepdims=True)
+                acc = acc * rescale + P @ V[k0:k0 + block]
+                m = m_new
+            O[q0:q0 + bq] = acc / l
+    return _finite_output(O, Q, K, V, True)

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, as_positive_int
-from .mixing import softmax
+from ._validate import as_float_array, check_finite_product, positive_int
+from .mixing import exp_and_sum
 
 
 def attend_step(q, K_cache, V_cache):
@@ -27,9 +27,12 @@ def attend_step(q, K_cache, V_cache):
     if K_cache.shape[0] != V_cache.shape[0]:
         raise ValueError(f"K_cache has {K_cache.shape[0]} rows but V_cache has {V_cache.shape[0]} "
                          f"(K_cache {K_cache.shape}, V_cache {V_cache.shape})")
-    s = K_cache @ q / math.sqrt(q.shape[0])  # (t,)
-    a = softmax(s)  # (t,)
-    return a @ V_cache  # (d_v,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = K_cache @ q / math.sqrt(q.shape[0])  # (t,)
+        check_finite_product(s, "K_cache @ q", q=q, K_cache=K_cache)
+        e, z = exp_and_sum(s)
+        o = (e / z) @ V_cache  # softmax(s) @ V_cache, (d_v,)
+    return check_finite_product(o, "the weighted sum of V_cache's rows", V_cache=V_cache)
 
 
 def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
@@ -38,7 +41,7 @@ def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=
     bytes_per_value is 2 for float16/bfloat16, 4 for float32. For grouped-query
     attention pass the number of K/V heads as n_heads.
     """
-    sizes = [as_positive_int(name, value) for name, value in (
+    sizes = [positive_int(name, value) for name, value in (
         ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head),
         ("seq_len", seq_len), ("batch", batch), ("bytes_per_value", bytes_per_value))]
     return 2 * int(np.prod(sizes, dtype=object))

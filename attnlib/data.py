@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._validate import as_positive_int
+from ._validate import as_int_array, non_negative_int, positive_int
 
 ESSAY_SENTENCE = "the cat sat on the mat"
 
@@ -31,9 +31,12 @@ def tokenize(sentence):
 
 def word_vectors(tokens, d_model=6, seed=0):
     """X (n, d_model): one row per token, in [0, 1] rounded to 0.1, fixed per word."""
-    d_model = as_positive_int("d_model", d_model)
+    d_model = positive_int("d_model", d_model)
+    seed = non_negative_int("seed", seed)
     if isinstance(tokens, str):
         tokens = tokenize(tokens)
+    if not isinstance(tokens, (list, tuple)) or not all(isinstance(w, str) for w in tokens):
+        raise ValueError(f"tokens must be a sentence or a list of words (strings), got {tokens!r}")
     if len(tokens) == 0:
         raise ValueError("tokens is empty; give at least one word")
     rows = []
@@ -45,8 +48,8 @@ def word_vectors(tokens, d_model=6, seed=0):
 
 def example_weights(d_in=6, d_out=6, seed=0):
     """A weight matrix (d_in, d_out) with entries in [-0.5, 0.5] rounded to 0.01."""
-    d_in, d_out = as_positive_int("d_in", d_in), as_positive_int("d_out", d_out)
-    rng = np.random.default_rng(seed)
+    d_in, d_out = positive_int("d_in", d_in), positive_int("d_out", d_out)
+    rng = np.random.default_rng(non_negative_int("seed", seed))
     return np.round(rng.uniform(-0.5, 0.5, (d_in, d_out)), 2)
 
 
@@ -89,7 +92,16 @@ class Tokenizer:
     """
 
     def __init__(self, words):
-        words = list(words)
+        if isinstance(words, str):
+            raise ValueError(f"words must be a list of words, got the string {words!r}; pass a list of words "
+                             f"such as {words.split()!r}")
+        try:
+            words = list(words)
+        except TypeError:
+            raise ValueError(f"words must be a list of words, got {type(words).__name__}") from None
+        not_str = [w for w in words if not isinstance(w, str)]
+        if not_str:
+            raise ValueError(f"words must all be strings, got {not_str[0]!r} ({type(not_str[0]).__name__})")
         if len(set(words)) != len(words) or not words:
             raise ValueError(f"words must be a non-empty list without repeats, got {words}")
         self.words = words
@@ -103,8 +115,13 @@ class Tokenizer:
 
     def encode(self, text):
         """A sentence (str) or a list of words -> int array (n,)."""
-        words = text.split() if isinstance(text, str) else list(text)
-        unknown = [w for w in words if w not in self.ids]
+        if isinstance(text, str):
+            words = text.split()
+        elif isinstance(text, (list, tuple, np.ndarray)):
+            words = list(text)
+        else:
+            raise ValueError(f"text must be a sentence (str) or a list of words, got {type(text).__name__}")
+        unknown = [w for w in words if not isinstance(w, str) or w not in self.ids]
         if unknown:
             raise ValueError(f"words not in the vocabulary: {', '.join(map(repr, unknown))}; "
                              f"known words are: {' '.join(self.words)}")
@@ -112,16 +129,23 @@ class Tokenizer:
 
     def decode(self, ids):
         """Int ids (n,) -> the words joined by spaces."""
-        ids = np.asarray(ids)
-        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"ids must be a 1-D integer array, got dtype {ids.dtype} and shape {ids.shape}")
+        ids = as_int_array("ids", ids, "(n,)")
+        if ids.ndim != 1:
+            raise ValueError(f"ids must be a 1-D integer array, got shape {ids.shape}")
         if ids.size and (ids.min() < 0 or ids.max() >= len(self)):
             raise ValueError(f"ids must be in [0, {len(self)}), got values from {ids.min()} to {ids.max()}")
         return " ".join(self.words[i] for i in ids)
 
 
+def _check_rng(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got {type(rng).__name__}")
+    return rng
+
+
 def cat_sentence(rng):
     """One sentence of the grammar as a list of words: "the [adjective] animal verb on the place ."."""
+    _check_rng(rng)
     animal = str(rng.choice(list(PLACES)))
     adjective = [str(rng.choice(ADJECTIVES))] if rng.random() < 0.5 else []
     return ["the", *adjective, animal, str(rng.choice(VERBS)), "on", "the", PLACES[animal], "."]
@@ -129,8 +153,8 @@ def cat_sentence(rng):
 
 def cat_sentences(n, seed=0):
     """n sentences of the grammar, as strings."""
-    rng = np.random.default_rng(seed)
-    return [" ".join(cat_sentence(rng)) for _ in range(as_positive_int("n", n))]
+    rng = np.random.default_rng(non_negative_int("seed", seed))
+    return [" ".join(cat_sentence(rng)) for _ in range(positive_int("n", n))]
 
 
 GRAMMAR_WORDS = ["the", *PLACES, *PLACES.values(), *ADJECTIVES, *VERBS, "on", "."]
@@ -147,13 +171,14 @@ class SentenceTask:
     name = "sentences"
 
     def __init__(self, seq_len=24):
-        self.seq_len = as_positive_int("seq_len", seq_len)
+        self.seq_len = positive_int("seq_len", seq_len)
         self.tokenizer = Tokenizer(GRAMMAR_WORDS)
         self.place_ids = self.tokenizer.encode(list(PLACES.values()))
 
     def batch(self, batch_size, rng):
+        _check_rng(rng)
         rows = []
-        for _ in range(as_positive_int("batch_size", batch_size)):
+        for _ in range(positive_int("batch_size", batch_size)):
             words = []
             while len(words) < self.seq_len + 1:
                 words += cat_sentence(rng)
@@ -176,14 +201,15 @@ class CopyTask:
     name = "copy"
 
     def __init__(self, span=8, words=None):
-        self.span = as_positive_int("span", span)
+        self.span = positive_int("span", span)
         words = list(words) if words is not None else list(PLACES) + list(ADJECTIVES) + list(PLACES.values())
         self.tokenizer = Tokenizer(words + ["|"])
         self.n_words = len(words)
         self.seq_len = 2 * self.span
 
     def batch(self, batch_size, rng):
-        B, k = as_positive_int("batch_size", batch_size), self.span
+        B, k = positive_int("batch_size", batch_size), self.span
+        _check_rng(rng)
         run = rng.integers(0, self.n_words, (B, k))  # (B, k)
         bar = np.full((B, 1), self.n_words)
         seq = np.concatenate([run, bar, run], axis=1)  # (B, 2k + 1)
@@ -204,13 +230,14 @@ class BlankTask:
     name = "blank"
 
     def __init__(self, seq_len=8):
-        self.seq_len = as_positive_int("seq_len", seq_len)
+        self.seq_len = positive_int("seq_len", seq_len)
         if self.seq_len < 8:
             raise ValueError(f"seq_len must be >= 8 to hold the longest sentence, got {seq_len}")
         self.tokenizer = Tokenizer(GRAMMAR_WORDS + ["_"])
 
     def batch(self, batch_size, rng):
-        B = as_positive_int("batch_size", batch_size)
+        B = positive_int("batch_size", batch_size)
+        _check_rng(rng)
         tokens = np.full((B, self.seq_len), self.tokenizer.ids["."])
         targets = np.full((B, self.seq_len), -1)
         for b in range(B):
@@ -221,5 +248,3 @@ class BlankTask:
             tokens[b, :len(words)] = self.tokenizer.encode(words)
         return Batch(tokens, targets, targets >= 0)
 
-
-TASKS = {"sentences": SentenceTask, "copy": CopyTask, "blank": BlankTask}

@@ -3,60 +3,97 @@
 Row i of a mixed output is a weighted average of rows 0..i of V: O = A @ V with a
 lower-triangular A whose rows sum to 1. Attention computes A from scores S by
 blanking the future with -inf and taking a row-wise softmax.
+
+The mask and the softmax are written once, here. The public functions check
+their input; `mask_future`, `exp_and_sum` and `softmax_grad` are the same maths
+without checks, working in place where they can, for attnlib's own hot loops.
 """
 import numpy as np
 
-from ._validate import as_float_array, as_positive_int
+from ._validate import as_float_array, axis_index, check_finite_product, check_size, positive_int
 
+
+# ----------------------------------------------------------------------------
+# the maths, unchecked
+
+def future_keys(n_q, n_k, first=None):
+    """Bool (n_q, n_k): True where key j comes after query i, the entries the causal mask hides.
+
+    Query i sits at position first + i; by default the queries are the last n_q of
+    the n_k positions (new tokens attending to a cache).
+    """
+    first = n_k - n_q if first is None else first
+    return np.triu(np.ones((n_q, n_k), dtype=bool), k=first + 1)
+
+
+def mask_future(S):
+    """In place: S[..., i, j] = -inf where key j comes after query i; the queries are the last n_q positions."""
+    n_q, n_k = S.shape[-2:]
+    # keys before the first query are in nobody's future: only the last n_q columns need the mask
+    np.copyto(S[..., n_k - n_q:], -np.inf, where=future_keys(n_q, n_q))
+    return S
+
+
+def exp_and_sum(S, axis=-1):
+    """The softmax before its division, in place: S <- exp(S - max along axis). Returns (S, sums).
+
+    softmax(S) = E / Z. Attention divides O = E @ V by Z instead: n * d_v
+    divisions rather than n * n.
+    """
+    S -= S.max(axis=axis, keepdims=True)  # every exponent <= 0, so exp() <= 1 never overflows
+    np.exp(S, out=S)
+    return S, S.sum(axis=axis, keepdims=True)
+
+
+def softmax_grad(A, dA):
+    """dS = A * (dA - sum(dA * A)) over the last axis, for A = softmax(S): dL/dS from dL/dA."""
+    return A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+
+
+# ----------------------------------------------------------------------------
+# public API
 
 def uniform_causal_weights(n):
     """The fixed mixing matrix (n, n): row i is 1/(i+1) on columns 0..i, 0 after."""
-    n = as_positive_int("n", n)
-    A = np.tril(np.ones((n, n)))  # (n, n)
-    return A / A.sum(axis=1, keepdims=True)
+    return softmax(causal_mask(n))  # every visible score equal: row i shares 1 among i + 1 columns
 
 
 def causal_average(V):
     """Row i of the result is the mean of rows 0..i of V (n, d) -> (n, d)."""
     V = as_float_array("V", V, 2, "(n, d)")
     counts = np.arange(1, V.shape[0] + 1)[:, None]  # (n, 1)
-    return np.cumsum(V, axis=0) / counts  # (n, d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        M = np.cumsum(V, axis=0) / counts  # (n, d)
+    return check_finite_product(M, "the running sum of V's rows", V=V)
 
 
 def causal_mask(n):
     """Additive mask (n, n): 0 where column j <= row i, -inf where j > i (the future)."""
-    n = as_positive_int("n", n)
-    M = np.zeros((n, n))
-    M[np.triu_indices(n, k=1)] = -np.inf
-    return M
+    n = positive_int("n", n)
+    check_size("n", (n, n))
+    return mask_future(np.zeros((n, n)))
 
 
 def softmax(S, axis=-1):
     """Softmax along `axis`: exp(S - max) / sum, same shape as S.
 
-    Subtracting the row max first keeps every exp() <= 1, so any finite input is
-    safe. -inf entries (masked positions) become exact zeros. A row that is
-    entirely -inf has nothing to attend to and raises ValueError.
+    Subtracting the max first keeps every exp() <= 1, so any finite input is safe.
+    -inf entries (masked positions) become exact zeros. A row that is entirely
+    -inf has nothing to attend to and raises ValueError.
     """
-    S = np.asarray(S)
-    if S.dtype == object or not np.issubdtype(S.dtype, np.floating):
-        raise ValueError(f"S must be a float array, got dtype {S.dtype}")
-    if S.ndim == 0 or S.size == 0:
-        raise ValueError(f"S must have at least one entry along axis {axis}, got shape {S.shape}")
-    if not -S.ndim <= axis < S.ndim:
-        raise ValueError(f"axis={axis} is out of range for S with shape {S.shape}")
-    if np.isnan(S).any() or np.isposinf(S).any():
-        bad = tuple(int(i) for i in np.argwhere(np.isnan(S) | np.isposinf(S))[0])
-        raise ValueError(f"S contains NaN or +inf (first at index {bad})")
+    S = as_float_array("S", S, None, "of scores", allow="-inf")
+    if S.ndim == 0:
+        raise ValueError(f"S must have at least one axis, got shape {S.shape}")
+    axis = axis_index("axis", axis, S.ndim)
     m = S.max(axis=axis, keepdims=True)
     if np.isneginf(m).any():
         row = tuple(int(i) for i in np.argwhere(np.isneginf(m))[0])
-        raise ValueError(
-            f"S is -inf everywhere along axis {axis} at index {row} (shape {S.shape}): "
-            "that row has nothing to attend to"
-        )
-    E = np.exp(S - m)
-    return E / E.sum(axis=axis, keepdims=True)
+        raise ValueError(f"S is -inf everywhere along axis {axis} at index {row} (shape {S.shape}): "
+                         "that row has nothing to attend to")
+    with np.errstate(over="ignore"):  # -1e308 - 1e308 overflows to -inf, whose exp is the right 0
+        E, Z = exp_and_sum(S.copy(), axis)
+    E /= Z
+    return E
 
 
 def softmax_backward(A, dA):
@@ -65,13 +102,12 @@ def softmax_backward(A, dA):
     Given A = softmax(S, axis=-1) and dA = dL/dA, returns dS = dL/dS (same shape):
     dS = A * (dA - sum(dA * A, axis=-1)). Masked entries (A == 0) get zero gradient.
     """
-    A = np.asarray(A)
-    dA = np.asarray(dA)
-    for name, arr in (("A", A), ("dA", dA)):
-        if arr.dtype == object or not np.issubdtype(arr.dtype, np.floating):
-            raise ValueError(f"{name} must be a float array, got dtype {arr.dtype}")
+    A = as_float_array("A", A, None, "of softmax weights")
+    dA = as_float_array("dA", dA, None, "(the shape of A)")
     if A.shape != dA.shape:
         raise ValueError(f"A and dA must have the same shape, got A {A.shape} and dA {dA.shape}")
-    if A.ndim == 0 or A.size == 0:
-        raise ValueError(f"A must have at least one entry per row, got shape {A.shape}")
-    return A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    if A.ndim == 0:
+        raise ValueError(f"A must have at least one axis, got shape {A.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        dS = softmax_grad(A, dA)
+    return check_finite_product(dS, "dA * A", dA=dA)

@@ -5,18 +5,20 @@
     logits = layer_norm(X) @ W_out             one score per vocabulary word
 
 `loss_and_grads` runs the forward pass keeping caches, then the backward passes
-of attnlib.layers in reverse order. `generate` keeps a KV cache: per layer, the
+of attnlib.backprop in reverse order. `generate` keeps a KV cache: per layer, the
 keys and values of every token so far, so a new token costs one query row.
 """
 import math
 
 import numpy as np
 
-from ._validate import as_positive_int
+from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float,
+                        finite_positive_float, float_dtype, non_negative_int, positive_int)
 from .attention import merge_heads, split_heads
-from .layers import (BLOCK_KEYS, attention_forward, block_backward, block_forward, cross_entropy_backward,
-                     cross_entropy_forward, embed_backward, embed_forward, head_backward, head_forward,
-                     layer_norm_forward, mlp_forward)
+from .backprop import (attention_forward, block_backward, block_forward, cross_entropy_backward, cross_entropy_forward,
+                       embed_backward, embed_forward, head_backward, head_forward, layer_norm_forward, mlp_forward)
+from .layers import BLOCK_KEYS
+from .mixing import exp_and_sum
 
 
 class KVCache:
@@ -28,15 +30,26 @@ class KVCache:
     """
 
     def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):
-        self.K = np.zeros((n_layers, n_heads, max_len, d_head), dtype=dtype)
-        self.V = np.zeros((n_layers, n_heads, max_len, d_head), dtype=dtype)
+        shape = tuple(positive_int(name, value) for name, value in (
+            ("n_layers", n_layers), ("n_heads", n_heads), ("max_len", max_len), ("d_head", d_head)))
+        dtype = float_dtype("dtype", dtype)
+        check_size("n_layers * n_heads * max_len * d_head", shape, dtype)
+        self.K = np.zeros(shape, dtype=dtype)  # (n_layers, n_heads, max_len, d_head)
+        self.V = np.zeros(shape, dtype=dtype)
         self.length = 0
+        self.owner = None  # the model whose keys and values fill it, set by its first step
+
+    def _layer(self, layer):
+        layer = non_negative_int("layer", layer)
+        if layer >= self.K.shape[0]:
+            raise ValueError(f"layer must be in [0, {self.K.shape[0]}), got {layer}")
+        return layer
 
     def keys(self, layer):
-        return self.K[layer, :, :self.length]  # (n_heads, length, d_head)
+        return self.K[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
 
     def values(self, layer):
-        return self.V[layer, :, :self.length]  # (n_heads, length, d_head)
+        return self.V[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
 
 
 class TinyLM:
@@ -59,47 +72,46 @@ class TinyLM:
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
                  init_std=0.02, attn_scale=True, causal=True, d_ff=None):
-        self.vocab_size = as_positive_int("vocab_size", vocab_size)
-        self.d_model = as_positive_int("d_model", d_model)
-        self.n_heads = as_positive_int("n_heads", n_heads)
-        self.n_layers = as_positive_int("n_layers", n_layers)
-        self.max_len = as_positive_int("max_len", max_len)
-        self.d_ff = 4 * self.d_model if d_ff is None else as_positive_int("d_ff", d_ff)
+        self.vocab_size = positive_int("vocab_size", vocab_size)
+        self.d_model = positive_int("d_model", d_model)
+        self.n_heads = positive_int("n_heads", n_heads)
+        self.n_layers = positive_int("n_layers", n_layers)
+        self.max_len = positive_int("max_len", max_len)
+        self.d_ff = 4 * self.d_model if d_ff is None else positive_int("d_ff", d_ff)
         if d_model % n_heads:
             raise ValueError(f"n_heads={n_heads} does not divide d_model={d_model}")
         self.d_head = d_model // n_heads
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in (np.float32, np.float64):
-            raise ValueError(f"dtype must be float32 or float64, got {self.dtype}")
-        if not (isinstance(init_std, (int, float)) and init_std > 0):
-            raise ValueError(f"init_std must be a positive number, got {init_std!r}")
-        self.init_std = float(init_std)
-        self.attn_scale = bool(attn_scale)
-        self.causal = bool(causal)
+        self.dtype = float_dtype("dtype", dtype)
+        self.init_std = finite_positive_float("init_std", init_std)
+        self.attn_scale = boolean("attn_scale", attn_scale)
+        self.causal = boolean("causal", causal)
+        seed = non_negative_int("seed", seed)
+        n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
+        check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)
 
-    def _init_params(self, seed):
-        rng = np.random.default_rng(seed)
-        d, std = self.d_model, self.init_std
-        residual_std = std / math.sqrt(2 * self.n_layers)  # so the residual stream does not grow with depth
-
-        def normal(shape, s=std):
-            return rng.normal(0.0, s, shape).astype(self.dtype)
-
-        p = {"tok_emb": normal((self.vocab_size, d)), "pos_emb": normal((self.max_len, d))}
+    def param_shapes(self):
+        """The key and shape of every parameter, in the order of .params."""
+        d, f = self.d_model, self.d_ff
+        block = {"ln1_g": (d,), "ln1_b": (d,), "Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d),
+                 "ln2_g": (d,), "ln2_b": (d,), "W1": (d, f), "b1": (f,), "W2": (f, d), "b2": (d,)}
+        shapes = {"tok_emb": (self.vocab_size, d), "pos_emb": (self.max_len, d)}
         for i in range(self.n_layers):
-            shapes = {"Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d),
-                      "W1": (d, self.d_ff), "W2": (self.d_ff, d)}
-            for key in BLOCK_KEYS:
-                if key in shapes:
-                    p[f"blocks.{i}.{key}"] = normal(shapes[key], residual_std if key in ("Wo", "W2") else std)
-                elif key.endswith("_g"):
-                    p[f"blocks.{i}.{key}"] = np.ones(d, dtype=self.dtype)
-                else:  # layer-norm shifts and MLP biases start at zero
-                    p[f"blocks.{i}.{key}"] = np.zeros(self.d_ff if key == "b1" else d, dtype=self.dtype)
-        p["ln_f_g"] = np.ones(d, dtype=self.dtype)
-        p["ln_f_b"] = np.zeros(d, dtype=self.dtype)
-        p["W_out"] = normal((d, self.vocab_size))
+            shapes.update({f"blocks.{i}.{key}": block[key] for key in BLOCK_KEYS})
+        shapes.update({"ln_f_g": (d,), "ln_f_b": (d,), "W_out": (d, self.vocab_size)})
+        return shapes
+
+    def _init_params(self, seed):
+        """Matrices and embeddings ~ N(0, init_std), layer-norm gains 1, shifts and biases 0."""
+        rng = np.random.default_rng(seed)
+        residual_std = self.init_std / math.sqrt(2 * self.n_layers)  # so the residual stream does not grow with depth
+        p = {}
+        for key, shape in self.param_shapes().items():
+            if len(shape) == 2:
+                std = residual_std if key.endswith((".Wo", ".W2")) else self.init_std
+                p[key] = rng.normal(0.0, std, shape).astype(self.dtype)
+            else:
+                p[key] = (np.ones if key.endswith("_g") else np.zeros)(shape, dtype=self.dtype)
         return p
 
     def block_params(self, i):
@@ -118,11 +130,38 @@ class TinyLM:
     # ------------------------------------------------------------------------
     # input checks
 
+    def _check_params(self):
+        """Raise if .params lost or gained a key, or holds an array of the wrong shape, dtype or with NaN/inf."""
+        shapes = self.param_shapes()
+        if not isinstance(self.params, dict):
+            raise ValueError(f"params must be a dict of arrays, got {type(self.params).__name__}")
+        missing = [k for k in shapes if k not in self.params]
+        extra = [k for k in self.params if k not in shapes]
+        if missing or extra:
+            raise ValueError(f"params does not match the model: missing keys {missing}, unexpected keys {extra}")
+        for key, shape in shapes.items():
+            name = f"params[{key!r}]"
+            if not isinstance(self.params[key], np.ndarray):
+                raise ValueError(f"{name} must be a numpy array {shape}, got {type(self.params[key]).__name__}")
+            value = as_float_array(name, self.params[key], len(shape), str(shape))
+            if value.shape != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {value.shape}")
+
+    def _finite(self, R, what, norms=()):
+        """Return R if finite and no layer norm overflowed; else name the largest parameter.
+
+        The maths ran under np.errstate. norms are the 1/std of the layer norms: 0
+        where a variance overflowed to inf.
+        """
+        if np.isfinite(R).all() and all(np.all(rstd > 0) for rstd in norms):
+            return R
+        key = max(self.params, key=lambda k: float(np.max(np.abs(self.params[k]))))
+        raise ValueError(f"{what} overflows {R.dtype}: the largest parameter is params[{key!r}] with "
+                         f"|value| up to {float(np.max(np.abs(self.params[key]))):.3g}; scale the params down")
+
     def _check_tokens(self, tokens, name="tokens"):
         """Return tokens as an int array (B, T) and whether it was given 1-D."""
-        arr = np.asarray(tokens)
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be an integer array (B, T) of token ids, got dtype {arr.dtype}")
+        arr = as_int_array(name, tokens, "(B, T)")
         if arr.ndim not in (1, 2) or arr.size == 0:
             raise ValueError(f"{name} must be a non-empty array (B, T) or (T,), got shape {arr.shape}")
         if arr.shape[-1] > self.max_len:
@@ -138,6 +177,7 @@ class TinyLM:
 
     def _forward(self, tokens):
         """Logits (B, T, vocab) and the caches of every layer, for tokens (B, T) already checked."""
+        self._check_params()
         p = self.params
         X, emb = embed_forward(tokens, p["tok_emb"], p["pos_emb"])  # (B, T, d_model)
         blocks = []
@@ -145,12 +185,15 @@ class TinyLM:
             X, cache = block_forward(X, self.block_params(i), self.n_heads, self.causal, self.attn_scale)
             blocks.append(cache)
         logits, head = head_forward(X, p["ln_f_g"], p["ln_f_b"], p["W_out"])  # (B, T, vocab)
+        norms = [ln[1] for ln1, _, ln2, _ in blocks for ln in (ln1, ln2)] + [head[1][1]]  # 1/std of every norm
+        self._finite(logits, "the forward pass", norms)
         return logits, (emb, blocks, head)
 
     def forward(self, tokens):
         """Logits (B, T, vocab) for tokens (B, T); a 1-D (T,) sequence gives (T, vocab)."""
         tokens, one = self._check_tokens(tokens)
-        logits, _ = self._forward(tokens)
+        with np.errstate(over="ignore", invalid="ignore"):
+            logits, _ = self._forward(tokens)
         return logits[0] if one else logits
 
     __call__ = forward
@@ -161,29 +204,33 @@ class TinyLM:
         tokens, targets (B, T) int; positions whose target is ignore_index are not scored.
         Returns (loss as a float, grads) where grads has the keys and shapes of .params.
         """
+        given = np.shape(tokens)
         tokens, _ = self._check_tokens(tokens)
-        targets = np.asarray(targets)
-        if targets.shape != tokens.shape and targets.shape != tokens.shape[1:]:
-            raise ValueError(f"targets must have the shape of tokens {tokens.shape}, got {targets.shape}")
+        targets = as_int_array("targets", targets, "(B, T)")
+        if targets.shape != given:
+            raise ValueError(f"targets must have the shape of tokens, got tokens {given} and targets {targets.shape}")
         targets = targets.reshape(tokens.shape)
-        if not np.issubdtype(targets.dtype, np.integer) or targets.dtype == bool:
-            raise ValueError(f"targets must be integer token ids, got dtype {targets.dtype}")
+        if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, (bool, np.bool_)):
+            raise ValueError(f"ignore_index must be an integer, got {ignore_index!r}")
         scored = targets != ignore_index
         if np.any((targets[scored] < 0) | (targets[scored] >= self.vocab_size)):
             raise ValueError(f"targets ids must be in [0, {self.vocab_size}) or equal ignore_index={ignore_index}, "
                              f"got values from {int(targets.min())} to {int(targets.max())}")
 
-        logits, (emb, blocks, head) = self._forward(tokens)
-        loss, ce = cross_entropy_forward(logits, targets, ignore_index)
+        with np.errstate(over="ignore", invalid="ignore"):
+            logits, (emb, blocks, head) = self._forward(tokens)
+            loss, ce = cross_entropy_forward(logits, targets, ignore_index)
 
-        grads = {}
-        dlogits = cross_entropy_backward(ce)  # (B, T, vocab)
-        dX, grads["ln_f_g"], grads["ln_f_b"], grads["W_out"] = head_backward(dlogits, head)
-        for i in reversed(range(self.n_layers)):
-            dX, g = block_backward(dX, blocks[i])  # (B, T, d_model)
-            for key in BLOCK_KEYS:
-                grads[f"blocks.{i}.{key}"] = g[key]
-        grads["tok_emb"], grads["pos_emb"] = embed_backward(dX, emb)
+            grads = {}
+            dlogits = cross_entropy_backward(ce)  # (B, T, vocab)
+            dX, grads["ln_f_g"], grads["ln_f_b"], grads["W_out"] = head_backward(dlogits, head)
+            for i in reversed(range(self.n_layers)):
+                dX, g = block_backward(dX, blocks[i])  # (B, T, d_model)
+                for key in BLOCK_KEYS:
+                    grads[f"blocks.{i}.{key}"] = g[key]
+            grads["tok_emb"], grads["pos_emb"] = embed_backward(dX, emb)
+        for key in self.params:
+            self._finite(grads[key], f"the gradient of params[{key!r}]")
         return loss, {key: grads[key] for key in self.params}
 
     def attention_maps(self, tokens):
@@ -191,10 +238,11 @@ class TinyLM:
         tokens, one = self._check_tokens(tokens)
         if not one:
             raise ValueError(f"tokens must be one sequence (T,), got shape {tokens.shape}")
-        _, (_, blocks, _) = self._forward(tokens)
+        with np.errstate(over="ignore", invalid="ignore"):
+            _, (_, blocks, _) = self._forward(tokens)
         maps = []
-        for ln1, att, ln2, ff in blocks:  # the caches of block_forward
-            Q, K, V, A, s = att[-1]  # mha_forward's cache ends with attention_forward's
+        for _, att, _, _ in blocks:  # the caches of block_forward: ln1, att, ln2, ff
+            A = att[-1][3]  # mha_forward's cache ends with attention_forward's (Q, K, V, A, s)
             maps.append(A[0])  # (n_heads, T, T) of the one sequence
         return np.stack(maps)  # (n_layers, n_heads, T, T)
 
@@ -217,35 +265,54 @@ class TinyLM:
         tokens, one = self._check_tokens(tokens)
         if not one:
             raise ValueError(f"step takes one sequence of new tokens (m,), got shape {tokens.shape}")
+        self._check_cache(cache)
+        self._check_params()
         tokens = tokens[0]
         t0, m = cache.length, tokens.shape[0]
         t1 = t0 + m
         if t1 > self.max_len:
             raise ValueError(f"the cache holds {t0} tokens; {m} more exceed max_len={self.max_len}")
         p = self.params
-        X = p["tok_emb"][tokens] + p["pos_emb"][t0:t1]  # (m, d_model)
-        for i in range(self.n_layers):
-            b = self.block_params(i)
-            H, _ = layer_norm_forward(X, b["ln1_g"], b["ln1_b"])
-            cache.K[i, :, t0:t1] = split_heads(H @ b["Wk"], self.n_heads)  # K grows by m rows
-            cache.V[i, :, t0:t1] = split_heads(H @ b["Wv"], self.n_heads)
-            Q = split_heads(H @ b["Wq"], self.n_heads)  # (n_heads, m, d_head): new rows only
-            O, _ = attention_forward(Q, cache.K[i, :, :t1], cache.V[i, :, :t1], True, self.attn_scale)
-            X = X + merge_heads(O) @ b["Wo"]  # (m, d_model)
-            H, _ = layer_norm_forward(X, b["ln2_g"], b["ln2_b"])
-            U, _ = mlp_forward(H, b["W1"], b["b1"], b["W2"], b["b2"])
-            X = X + U
-        cache.length = t1
-        logits, _ = head_forward(X, p["ln_f_g"], p["ln_f_b"], p["W_out"])
+        norms = []  # 1/std of every layer norm, to catch an overflowed variance
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = p["tok_emb"][tokens] + p["pos_emb"][t0:t1]  # (m, d_model)
+            for i in range(self.n_layers):
+                b = self.block_params(i)
+                H, (_, rstd, _) = layer_norm_forward(X, b["ln1_g"], b["ln1_b"])
+                norms.append(rstd)
+                cache.K[i, :, t0:t1] = split_heads(H @ b["Wk"], self.n_heads)  # K grows by m rows
+                cache.V[i, :, t0:t1] = split_heads(H @ b["Wv"], self.n_heads)
+                Q = split_heads(H @ b["Wq"], self.n_heads)  # (n_heads, m, d_head): new rows only
+                O, _ = attention_forward(Q, cache.K[i, :, :t1], cache.V[i, :, :t1], True, self.attn_scale)
+                X = X + merge_heads(O) @ b["Wo"]  # (m, d_model)
+                H, (_, rstd, _) = layer_norm_forward(X, b["ln2_g"], b["ln2_b"])
+                norms.append(rstd)
+                U, _ = mlp_forward(H, b["W1"], b["b1"], b["W2"], b["b2"])
+                X = X + U
+            logits, (_, (_, rstd, _), _) = head_forward(X, p["ln_f_g"], p["ln_f_b"], p["W_out"])
+        self._finite(logits, "the forward pass", norms + [rstd])
+        cache.length, cache.owner = t1, self
         return logits  # (m, vocab)
+
+    def _check_cache(self, cache):
+        """Raise unless `cache` is a KVCache sized for this model and holds nothing from another model."""
+        if not isinstance(cache, KVCache):
+            raise ValueError(f"cache must be a KVCache from model.new_cache(), got {type(cache).__name__}")
+        shape = (self.n_layers, self.n_heads, self.max_len, self.d_head)
+        if cache.K.shape != shape or cache.V.shape != shape:
+            raise ValueError(f"cache was made for another model size: K {cache.K.shape}, this model needs {shape}; "
+                             "use model.new_cache()")
+        if cache.length and cache.owner is not self:
+            raise ValueError("cache holds the keys and values of another model; start with model.new_cache()")
 
     def _pick(self, logits, temperature, rng):
         """Next token from logits (vocab,): argmax at temperature 0, else a sample of softmax(logits / T)."""
-        if temperature == 0:
+        with np.errstate(over="ignore"):
+            z = logits.astype(np.float64) / temperature if temperature else None
+        if z is None or np.isposinf(z).any():  # as the temperature goes to 0, sampling becomes the argmax
             return int(np.argmax(logits))
-        z = logits.astype(np.float64) / temperature
-        probs = np.exp(z - z.max())
-        return int(rng.choice(self.vocab_size, p=probs / probs.sum()))
+        e, total = exp_and_sum(z)  # softmax(z) = e / total
+        return int(rng.choice(self.vocab_size, p=e / total))
 
     def generate(self, prompt, n_new, temperature=0.0, use_cache=True, rng=None):
         """Extend prompt (T,) by n_new tokens; return the whole sequence (T + n_new,) as int array.
@@ -257,13 +324,13 @@ class TinyLM:
         seq, one = self._check_tokens(prompt, "prompt")
         if not one:
             raise ValueError(f"prompt must be one sequence (T,), got shape {seq.shape}")
-        n_new = int(n_new) if isinstance(n_new, (int, np.integer)) and not isinstance(n_new, bool) else None
-        if n_new is None or n_new < 0:
-            raise ValueError(f"n_new must be a non-negative integer, got {n_new!r}")
+        n_new = non_negative_int("n_new", n_new)
         if seq.shape[1] + n_new > self.max_len:
             raise ValueError(f"prompt of {seq.shape[1]} tokens + n_new={n_new} exceeds max_len={self.max_len}")
-        if not (isinstance(temperature, (int, float, np.floating)) and temperature >= 0):
-            raise ValueError(f"temperature must be a number >= 0, got {temperature!r}")
+        temperature = finite_float("temperature", temperature, low=0.0)
+        use_cache = boolean("use_cache", use_cache)
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a np.random.Generator or None, got {type(rng).__name__}")
         rng = np.random.default_rng(0) if rng is None else rng
         out = [int(t) for t in seq[0]]
         cache = self.new_cache() if use_cache else None
@@ -272,7 +339,7 @@ class TinyLM:
             if use_cache:
                 logits = self.step(np.array(new), cache)[-1]  # only the new rows are computed
             else:
-                logits = self._forward(np.array([out]))[0][0, -1]  # everything, every time
+                logits = self.forward(np.array(out))[-1]  # everything, every time
             out.append(self._pick(logits, temperature, rng))
             new = out[-1:]
         return np.array(out)

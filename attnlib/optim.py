@@ -9,10 +9,17 @@ import math
 
 import numpy as np
 
+from ._validate import as_float_array, finite_float, finite_positive_float
+
 
 def clip_grad_norm(grads, max_norm):
     """Scale every gradient in place so their global L2 norm is at most max_norm; return the norm before."""
-    norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
+    if not math.isfinite(norm):
+        raise ValueError("grads have a global norm too large for float64 (or NaN); scale the loss down")
+    if max_norm is not None:
+        max_norm = finite_positive_float("max_norm", max_norm)
     if max_norm is not None and norm > max_norm:
         for g in grads.values():
             g *= max_norm / norm
@@ -29,22 +36,49 @@ class Adam:
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, clip=1.0):
         if not isinstance(params, dict) or not params:
             raise ValueError(f"params must be a non-empty dict of arrays, got {type(params).__name__}")
-        if not lr > 0:
-            raise ValueError(f"lr must be > 0, got {lr!r}")
+        for k, p in params.items():
+            if not isinstance(p, np.ndarray) or isinstance(p, np.ma.MaskedArray):
+                raise ValueError(f"params[{k!r}] must be a numpy array updated in place, got {type(p).__name__}")
+            as_float_array(f"params[{k!r}]", p, None, "of floats", allow_empty=True)
         self.params = params
-        self.lr, self.betas, self.eps = lr, betas, eps
-        self.weight_decay, self.clip = weight_decay, clip
+        self.lr = finite_positive_float("lr", lr)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        self.betas = tuple(finite_float(f"betas[{i}]", b, low=0.0, high=1.0, high_open=True)
+                           for i, b in enumerate(betas))
+        self.eps = finite_positive_float("eps", eps)
+        self.weight_decay = finite_float("weight_decay", weight_decay, low=0.0)
+        self.clip = None if clip is None else finite_positive_float("clip", clip)
         self.m = {k: np.zeros_like(v) for k, v in params.items()}
         self.v = {k: np.zeros_like(v) for k, v in params.items()}
         self.t = 0
 
-    def step(self, grads, lr=None):
-        """Clip, then one AdamW update of every parameter in place. Returns the gradient norm before clipping."""
+    def _check_grads(self, grads):
+        """Return grads as a dict of float arrays with exactly the parameters' shapes, all finite."""
+        if not isinstance(grads, dict):
+            raise ValueError(f"grads must be a dict keyed like params, got {type(grads).__name__}")
         missing = set(self.params) - set(grads)
         if missing:
             raise ValueError(f"grads is missing keys: {', '.join(sorted(missing))}")
+        checked = {}
+        for k, p in self.params.items():
+            g = as_float_array(f"grads[{k!r}]", grads[k], p.ndim, f"{p.shape}", allow_empty=True)
+            if g.shape != p.shape:
+                raise ValueError(f"grads[{k!r}] must have the shape of params[{k!r}] {p.shape}, got {g.shape}")
+            if g.size and float(np.max(np.abs(g))) > math.sqrt(np.finfo(p.dtype).max) / g.size:
+                raise ValueError(f"grads[{k!r}] has entries up to {float(np.max(np.abs(g))):.3g}: their squares "
+                                 f"overflow {p.dtype}; scale the loss down")
+            checked[k] = np.array(g, dtype=p.dtype)  # a copy: clipping scales it in place
+        return checked
+
+    def step(self, grads, lr=None):
+        """Clip, then one AdamW update of every parameter in place. Returns the gradient norm before clipping."""
+        grads = self._check_grads(grads)
+        lr = self.lr if lr is None else finite_positive_float("lr", lr)
+        if lr * self.weight_decay >= 1:
+            raise ValueError(f"lr * weight_decay must be < 1 (each step shrinks the weights by that fraction), "
+                             f"got lr={lr} and weight_decay={self.weight_decay}")
         norm = clip_grad_norm(grads, self.clip)
-        lr = self.lr if lr is None else lr
         b1, b2 = self.betas
         self.t += 1
         step_size = lr * math.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)  # bias corrections folded in
@@ -57,5 +91,9 @@ class Adam:
             v += (1 - b2) * (g * g)
             if self.weight_decay and p.ndim == 2:
                 p *= 1 - lr * self.weight_decay
-            p -= step_size * m / (np.sqrt(v) + eps)
+            with np.errstate(over="ignore", invalid="ignore"):
+                update = step_size * m / (np.sqrt(v) + eps)
+            if not np.isfinite(update).all():
+                raise ValueError(f"the update of params[{k!r}] overflows {p.dtype}; lower lr (lr={lr}) or raise eps")
+            p -= update
         return norm

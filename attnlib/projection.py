@@ -5,7 +5,9 @@ so the same product reads x' = x @ W with W of shape (d_in, d_out): the essay's 
 transposed. Stacking inputs as the rows of X projects them all at once, and each
 output row depends only on its own input row.
 """
-from ._validate import as_float_array, check_inner
+import numpy as np
+
+from ._validate import as_float_array, check_finite_product, check_inner
 
 
 def project(x, W):
@@ -13,7 +15,9 @@ def project(x, W):
     x = as_float_array("x", x, 1, "(d_in,)")
     W = as_float_array("W", W, 2, "(d_in, d_out)")
     check_inner("x", x.shape, "W", W.shape)
-    return x @ W  # (d_out,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x @ W  # (d_out,)
+    return check_finite_product(y, "x @ W", x=x, W=W)
 
 
 def project_rows(X, W):
@@ -24,4 +28,6 @@ def project_rows(X, W):
     X = as_float_array("X", X, 2, "(n, d_in)")
     W = as_float_array("W", W, 2, "(d_in, d_out)")
     check_inner("X", X.shape, "W", W.shape)
-    return X @ W  # (n, d_out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Y = X @ W  # (n, d_out)
+    return check_finite_product(Y, "X @ W", X=X, W=W)

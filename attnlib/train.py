@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import data
-from ._validate import as_positive_int
+from ._validate import boolean, finite_positive_float, non_negative_int, positive_int
 from .model import TinyLM
 from .optim import Adam
 
@@ -49,6 +49,9 @@ def blas_threads(n):
 
 def lr_at(step, steps, lr, warmup=0):
     """Learning rate at `step`: linear warm-up over `warmup` steps, then a cosine decay to lr / 10."""
+    step, steps = non_negative_int("step", step), positive_int("steps", steps)
+    warmup = non_negative_int("warmup", warmup)
+    lr = finite_positive_float("lr", lr)
     if step < warmup:
         return lr * (step + 1) / warmup
     progress = (step - warmup) / max(1, steps - warmup)
@@ -66,7 +69,18 @@ def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, 
     threads: BLAS threads while training (None leaves numpy's setting alone).
     Hyper-parameters: AdamW (lr, weight_decay), global-norm clip, warm-up then cosine decay.
     """
-    steps = as_positive_int("steps", steps)
+    if not isinstance(model, TinyLM):
+        raise ValueError(f"model must be a TinyLM, got {type(model).__name__}")
+    if task is None or isinstance(task, (str, bytes)) or not (
+            hasattr(task, "batch") or callable(task) or hasattr(task, "__iter__")):
+        raise ValueError(f"task must be a data task (with .batch), a callable rng -> batch or an iterable of "
+                         f"batches, got {task!r}")
+    steps = positive_int("steps", steps)
+    lr = finite_positive_float("lr", lr)
+    batch_size, seed = positive_int("batch_size", batch_size), non_negative_int("seed", seed)
+    warmup, plot_every = non_negative_int("warmup", warmup), positive_int("plot_every", plot_every)
+    rule_only, progress, plot = boolean("rule_only", rule_only), boolean("progress", progress), boolean("plot", plot)
+    threads = None if threads is None else positive_int("threads", threads)
     with (blas_threads(threads) if threads else contextlib.nullcontext()):
         return _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only,
                       progress, plot, plot_every)
@@ -85,6 +99,9 @@ def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup,
         batch = next(batches, None)
         if batch is None:
             raise ValueError(f"task ran out of batches after {step} of {steps} steps")
+        if not isinstance(batch, tuple) or len(batch) not in (2, 3) or (rule_only and len(batch) != 3):
+            wanted = "(tokens, targets, mask)" if rule_only else "(tokens, targets) or (tokens, targets, mask)"
+            raise ValueError(f"task must give batches {wanted}, got {type(batch).__name__} at step {step}")
         tokens, targets, *rest = batch
         if rule_only:
             targets = np.where(rest[0], targets, -1)
@@ -124,7 +141,15 @@ class _LivePlot:
 
 def accuracy(model, batch):
     """Fraction of the rule-determined positions (batch.mask) where argmax(logits) == target."""
+    if not isinstance(model, TinyLM):
+        raise ValueError(f"model must be a TinyLM, got {type(model).__name__}")
+    if not isinstance(batch, tuple) or len(batch) != 3:
+        raise ValueError(f"batch must be a Batch (tokens, targets, mask), got {type(batch).__name__}")
     tokens, targets, mask = batch
+    mask, targets = np.asarray(mask), np.asarray(targets)
+    if mask.dtype != bool or mask.shape != targets.shape or mask.shape != np.shape(tokens):
+        raise ValueError(f"batch.mask must be a bool array with the shape of tokens {np.shape(tokens)} and targets "
+                         f"{targets.shape}, got dtype {mask.dtype} and shape {mask.shape}")
     if not np.any(mask):
         raise ValueError("batch.mask marks no position to score")
     predictions = model.forward(tokens).argmax(axis=-1)  # (B, T)
@@ -133,7 +158,9 @@ def accuracy(model, batch):
 
 def evaluate(model, task, batch_size=256, seed=12345):
     """Accuracy on the rule-determined positions and mean loss over a fresh batch (its own seed)."""
-    batch = task.batch(batch_size, np.random.default_rng(seed))
+    if not hasattr(task, "batch"):
+        raise ValueError(f"task must be a data task with .batch(batch_size, rng), got {type(task).__name__}")
+    batch = task.batch(positive_int("batch_size", batch_size), np.random.default_rng(non_negative_int("seed", seed)))
     loss, _ = model.loss_and_grads(batch.tokens, batch.targets)
     return {"accuracy": accuracy(model, batch), "loss": loss}
 
@@ -176,10 +203,12 @@ def train_task(name, seed=0, progress=True, model_kwargs=None, **train_kwargs):
     positions of a fresh evaluation batch. model_kwargs and train_kwargs override the
     preset (e.g. steps=50, model_kwargs=dict(init_std=0.5)).
     """
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
     preset = PRESETS[name]
     task = preset["task"]()
+    if model_kwargs is not None and not isinstance(model_kwargs, dict):
+        raise ValueError(f"model_kwargs must be a dict or None, got {type(model_kwargs).__name__}")
     sizes = {**preset["model"], **(model_kwargs or {})}
     model = TinyLM(len(task.tokenizer), max_len=task.seq_len, seed=seed, **sizes)
     options = {**preset["train"], **train_kwargs}

@@ -63,7 +63,8 @@ def main(argv=None):
     print(f"attention benchmark: causal, d_head={D_HEAD}, {threads} threads, numpy {np.__version__}, "
           f"torch {torch.__version__ if torch else 'not installed (pip install -r requirements-parity.txt)'}")
     header = (f"{'n':>5} {'dtype':>7} | {'ours ms':>8} {'torch ms':>8} {'floor ms':>8} | "
-              f"{'torch/ours':>10} {'ours/floor':>10} | {'full MB':>8} {'causal MB':>9} {'tiled MB':>8} {'tiled/full':>10}")
+              f"{'torch/ours':>10} {'ours/floor':>10} | "
+              f"{'full MB':>8} {'causal MB':>9} {'tiled MB':>8} {'tiled/full':>10}")
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(0)

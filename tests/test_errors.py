@@ -44,3 +44,35 @@ W6 = r.normal(size=(6, 3))
 def test_bad_input_raises_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: at.similarity(np.full((2, 3), 1e200), np.full((2, 3), 1e200)), r"Q @ K.T overflows .* scale Q and K"),
+    (lambda: at.attention(*[np.full((2, 3), 1e20, dtype=np.float32)] * 3), r"Q @ K.T overflows float32"),
+    (lambda: at.attend_step(np.full(3, 1e200), np.full((2, 3), 1e200), np.ones((2, 3))),
+     r"K_cache @ q overflows .* scale q and K_cache"),
+    (lambda: at.layer_norm(np.full((1, 3), 1e200) * [1, 2, 3], np.ones(3), np.zeros(3)), r"variance of X's rows"),
+    (lambda: at.layer_norm(X5, np.ones(5), np.zeros(5), eps=0.0), r"eps must be > 0"),
+    (lambda: at.layer_norm(X5, np.ones(5), np.zeros(5), eps="1e-5"), r"eps must be a finite real number"),
+    (lambda: at.softmax_backward(np.ones(3) / 3, np.array([1.0, np.nan, 0.0])), r"dA contains NaN"),
+    (lambda: at.softmax(X5, axis=True), r"axis must be an integer axis"),
+    (lambda: at.softmax(X5, axis=2), r"axis=2 is out of range"),
+    (lambda: at.softmax(np.full((1, 2), -np.inf)), r"S is -inf everywhere"),
+    (lambda: at.attention(X5, X5, X5, causal="False"), r"causal must be True or False"),
+    (lambda: at.attention(np.ma.array(X5), X5, X5), r"Q is a numpy masked array"),
+    (lambda: at.uniform_causal_weights(10**6), r"n is too large"),
+    (lambda: at.causal_mask(10**6), r"n is too large"),
+    (lambda: at.Tokenizer("abc"), r"pass a list of words"),
+    (lambda: at.Tokenizer([1, 2]), r"words must all be strings"),
+    (lambda: at.KVCache(1, 1, 2, 4, dtype=int), r"dtype must be np.float32 or np.float64"),
+])
+def test_extreme_and_odd_input_is_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_the_maths_answers_where_it_has_an_answer():
+    assert at.gelu(np.array([-np.inf, np.inf])).tolist() == [0.0, np.inf]
+    A = at.softmax(np.array([[0.0, -np.inf]]))  # -inf is the mask
+    assert A.tolist() == [[1.0, 0.0]]
+    assert at.TinyLM(5, 4, 2, 1, 4, init_std=np.float32(0.02)).init_std == pytest.approx(0.02)

@@ -8,7 +8,8 @@ backward returns when fed dY = R. The numerical gradient perturbs each entry by
 import numpy as np
 import pytest
 
-from attnlib import layers
+from attnlib import backprop
+from attnlib.layers import BLOCK_KEYS
 from attnlib.model import TinyLM
 from helpers import rng
 
@@ -54,19 +55,19 @@ def check_layer(forward, backward, inputs, names, seed=0):
 def test_layer_norm_backward():
     r = rng(1)
     X, g, b = r.normal(size=(2, 3, 5)) * 3 + 1, r.normal(size=5), r.normal(size=5)
-    check_layer(layers.layer_norm_forward, layers.layer_norm_backward, [X, g, b], ["X", "g", "b"])
+    check_layer(backprop.layer_norm_forward, backprop.layer_norm_backward, [X, g, b], ["X", "g", "b"])
 
 
 def test_gelu_backward():
     X = rng(2).normal(size=(4, 6)) * 2
-    check_layer(layers.gelu_forward, layers.gelu_backward, [X], ["X"])
+    check_layer(backprop.gelu_forward, backprop.gelu_backward, [X], ["X"])
 
 
 def test_mlp_backward():
     r = rng(3)
     X = r.normal(size=(2, 3, 4))
     W1, b1, W2, b2 = r.normal(size=(4, 8)), r.normal(size=8), r.normal(size=(8, 4)), r.normal(size=4)
-    check_layer(layers.mlp_forward, layers.mlp_backward, [X, W1, b1, W2, b2], ["X", "W1", "b1", "W2", "b2"])
+    check_layer(backprop.mlp_forward, backprop.mlp_backward, [X, W1, b1, W2, b2], ["X", "W1", "b1", "W2", "b2"])
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -76,15 +77,15 @@ def test_attention_backward(causal, scale):
     Q, K, V = r.normal(size=(2, 5, 3)), r.normal(size=(2, 5, 3)), r.normal(size=(2, 5, 4))
 
     def forward(Q, K, V):
-        return layers.attention_forward(Q, K, V, causal, scale)
+        return backprop.attention_forward(Q, K, V, causal, scale)
 
-    check_layer(forward, layers.attention_backward, [Q, K, V], ["Q", "K", "V"])
+    check_layer(forward, backprop.attention_backward, [Q, K, V], ["Q", "K", "V"])
 
 
 def test_attention_backward_queries_are_the_last_positions():
     r = rng(5)
     Q, K, V = r.normal(size=(2, 3)), r.normal(size=(5, 3)), r.normal(size=(5, 2))
-    check_layer(layers.attention_forward, layers.attention_backward, [Q, K, V], ["Q", "K", "V"])
+    check_layer(backprop.attention_forward, backprop.attention_backward, [Q, K, V], ["Q", "K", "V"])
 
 
 def test_softmax_backward_matches_finite_differences():
@@ -101,31 +102,31 @@ def test_multi_head_attention_backward():
     Ws = [r.normal(size=(6, 6)) * 0.5 for _ in range(4)]
 
     def forward(X, Wq, Wk, Wv, Wo):
-        return layers.mha_forward(X, Wq, Wk, Wv, Wo, n_heads=3)
+        return backprop.mha_forward(X, Wq, Wk, Wv, Wo, n_heads=3)
 
-    check_layer(forward, layers.mha_backward, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
+    check_layer(forward, backprop.mha_backward, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
 
 
 def test_block_backward():
     model = TinyLM(5, 4, 2, 1, 6, seed=1, init_std=0.5)
     p = {k: v + 0.1 * rng(9).normal(size=v.shape) for k, v in model.block_params(0).items()}
     X = rng(10).normal(size=(2, 5, 4))
-    names = ["X", *layers.BLOCK_KEYS]
+    names = ["X", *BLOCK_KEYS]
 
     def forward(X, *values):
-        return layers.block_forward(X, dict(zip(layers.BLOCK_KEYS, values)), 2)
+        return backprop.block_forward(X, dict(zip(BLOCK_KEYS, values)), 2)
 
     def backward(R, cache):
-        dX, g = layers.block_backward(R, cache)
-        return (dX, *[g[k] for k in layers.BLOCK_KEYS])
+        dX, g = backprop.block_backward(R, cache)
+        return (dX, *[g[k] for k in BLOCK_KEYS])
 
-    check_layer(forward, backward, [X, *[p[k] for k in layers.BLOCK_KEYS]], names)
+    check_layer(forward, backward, [X, *[p[k] for k in BLOCK_KEYS]], names)
 
 
 def test_head_backward():
     r = rng(11)
     H, g, b, W = r.normal(size=(2, 3, 4)), r.normal(size=4), r.normal(size=4), r.normal(size=(4, 7))
-    check_layer(layers.head_forward, layers.head_backward, [H, g, b, W], ["H", "g", "b", "W_out"])
+    check_layer(backprop.head_forward, backprop.head_backward, [H, g, b, W], ["H", "g", "b", "W_out"])
 
 
 def test_embedding_backward_adds_repeated_tokens():
@@ -134,22 +135,22 @@ def test_embedding_backward_adds_repeated_tokens():
     tok_emb, pos_emb = r.normal(size=(4, 3)), r.normal(size=(6, 3))
 
     def forward(tok_emb, pos_emb):
-        return layers.embed_forward(tokens, tok_emb, pos_emb)
+        return backprop.embed_forward(tokens, tok_emb, pos_emb)
 
-    check_layer(forward, layers.embed_backward, [tok_emb, pos_emb], ["tok_emb", "pos_emb"])
+    check_layer(forward, backprop.embed_backward, [tok_emb, pos_emb], ["tok_emb", "pos_emb"])
 
 
 def test_cross_entropy_backward_with_ignored_positions():
     r = rng(13)
     logits = r.normal(size=(2, 3, 5)) * 2
     targets = np.array([[1, -1, 4], [0, 2, -1]])
-    _, cache = layers.cross_entropy_forward(logits, targets)
-    num = numerical_grad(lambda: layers.cross_entropy_forward(logits, targets)[0], logits)
-    assert rel_error(num, layers.cross_entropy_backward(cache)) <= TOL
+    _, cache = backprop.cross_entropy_forward(logits, targets)
+    num = numerical_grad(lambda: backprop.cross_entropy_forward(logits, targets)[0], logits)
+    assert rel_error(num, backprop.cross_entropy_backward(cache)) <= TOL
     # and the value itself, by hand: mean over the 4 scored positions of -log p(target)
     logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     expected = -(logp[0, 0, 1] + logp[0, 2, 4] + logp[1, 0, 0] + logp[1, 1, 2]) / 4
-    assert layers.cross_entropy_forward(logits, targets)[0] == pytest.approx(expected, rel=1e-12)
+    assert backprop.cross_entropy_forward(logits, targets)[0] == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -165,7 +166,7 @@ def test_whole_tinylm_gradients(causal):
     assert set(grads) == set(model.params)
 
     def loss():  # forward only: the numerical side never runs a backward pass
-        return layers.cross_entropy_forward(model.forward(tokens), targets)[0]
+        return backprop.cross_entropy_forward(model.forward(tokens), targets)[0]
 
     for name, p in model.params.items():
         num = numerical_grad(loss, p)
