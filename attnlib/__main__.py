@@ -1,64 +1,81 @@
-"""The course command line.
+"""The course command line. You work in workspace/, your own copies that updates never touch.
 
-    python -m attnlib status          progress over exercises/ (passed / failed with diagnosis / not attempted)
-    python -m attnlib check 06        grade exercises/06_*.ipynb in a fresh kernel
-    python -m attnlib hint 06         the hints for the exercises of notebook 06
-    python -m attnlib reset 06        back up your exercises/06_*.ipynb, then restore the pristine one
-    python -m attnlib lab             JupyterLab on 127.0.0.1 with a token, opening the course map
+    python -m attnlib status          progress over workspace/exercises/ (and copies the course changed since)
+    python -m attnlib check 06        grade workspace/exercises/06_*.ipynb in a fresh kernel
+    python -m attnlib hint 06         the hints for the exercises of lesson 06 (--level 2 for the nudges)
+    python -m attnlib reset 06        back up your exercise notebook 06, then start again from the course's copy
+    python -m attnlib update 06       back up your copies of lesson 06, then take the course's new version
+    python -m attnlib lab             JupyterLab on 127.0.0.1 with a token, opening workspace/notebooks/00
 
 --root points at the course folder (default: the checkout attnlib was installed from,
-or the current folder). Your notebooks are never overwritten without a backup in
-exercises/.backups/.
+or the current folder). Your files are never overwritten without a backup in
+workspace/.backups/.
 """
 import argparse
-import datetime
-import os
 import pathlib
-import secrets
-import shutil
-import subprocess
 import sys
 
+from . import workspace
 from .checks import hints
 from .checks import notebooks as nbs
+from .course import LESSONS, lesson
 
 
 def course_root(given=None):
     if given:
-        return pathlib.Path(given).resolve()
-    checkout = pathlib.Path(__file__).resolve().parent.parent
-    return checkout if (checkout / "exercises").is_dir() else pathlib.Path.cwd()
+        root = pathlib.Path(given).resolve()
+    else:
+        checkout = pathlib.Path(__file__).resolve().parent.parent
+        root = checkout if (checkout / "exercises").is_dir() else pathlib.Path.cwd()
+    if not (root / "exercises").is_dir():
+        raise SystemExit(f"{root} is not the course folder (it has no exercises/); pass --root")
+    return root
 
 
-def find(root, folder, number):
-    """The notebook root/folder/NN_*.ipynb for a number like 6, 06 or 06_mask_and_softmax."""
-    stem = str(number).split("_")[0].zfill(2)
-    matches = sorted((root / folder).glob(f"{stem}_*.ipynb"))
-    if not matches:
-        raise SystemExit(f"no {folder}/{stem}_*.ipynb under {root}")
-    return matches[0]
+def _lesson(key):
+    try:
+        return lesson(key)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def _report_sync(copies, root):
+    """Print what a sync did that the learner should know about; return the outdated copies."""
+    new = [c for c in copies if c.state == "new"]
+    if new:
+        print(f"workspace: {len(new)} new notebook(s) copied into {workspace.FOLDER}/")
+    outdated = [c for c in copies if c.state == "outdated"]
+    for c in outdated:
+        print(f"workspace: the course changed {c.kind}/{c.stem}.ipynb since your copy was made; yours is kept.\n"
+              f"           To take the new version (yours is backed up first): "
+              f"python -m attnlib update {c.stem[:2]}")
+    return outdated
 
 
 def cmd_status(args):
     root = course_root(args.root)
-    paths = sorted((root / "exercises").glob("[0-9][0-9]_*.ipynb"))
-    if not paths:
-        raise SystemExit(f"no exercise notebooks in {root / 'exercises'}")
+    _report_sync(workspace.sync(root), root)
     counts = {"passed": 0, "failed": 0, "not attempted": 0}
     print(f"{'notebook':32} {'exercise':24} {'status':14} diagnosis")
-    for path in paths:
+    for les in LESSONS:
+        path = workspace.copy_path(root, "exercises", les.stem)
+        if not les.exercises or not path.exists():
+            continue
         for r in nbs.graded(path, use_cache=not args.no_cache):
             counts[r["status"]] += 1
-            print(f"{path.stem:32} {r['name']:24} {r['status']:14} {r['diagnosis'] or ''}".rstrip())
+            print(f"{les.stem:32} {r['name']:24} {r['status']:14} {r['diagnosis'] or ''}".rstrip())
     total = sum(counts.values())
     print(f"\n{counts['passed']}/{total} passed, {counts['failed']} failed, {counts['not attempted']} not attempted")
     return 0
 
 
 def cmd_check(args):
-    path = find(course_root(args.root), "exercises", args.notebook)
+    root = course_root(args.root)
+    les = _lesson(args.notebook)
+    _report_sync(workspace.sync(root), root)
+    path = workspace.exercise_copy(root, les.stem)
     results = nbs.graded(path, use_cache=False)
-    print(f"{path.name}: ran in a fresh kernel\n")
+    print(f"{workspace.FOLDER}/exercises/{path.name}: ran in a fresh kernel\n")
     for r in results:
         print(r["text"] if r["status"] != "failed" or r["text"].startswith("✗") else f"✗ {r['name']}: {r['text']}")
         print()
@@ -66,85 +83,72 @@ def cmd_check(args):
 
 
 def cmd_hint(args):
-    path = find(course_root(args.root), "exercises", args.notebook)
-    import nbformat
-    names = nbs.checked_names(nbformat.read(path, as_version=4))
-    for name in names:
+    les = _lesson(args.notebook)
+    if not les.exercises:
+        raise SystemExit(f"lesson {les.stem} has no exercises")
+    for name in les.exercises:
         h1, h2 = hints(name)
         print(f"{name}\n  hint 1: {h1}")
         if args.level >= 2:
             print(f"  hint 2: {h2}")
         print()
     if args.level < 2:
-        print("More: python -m attnlib hint", args.notebook, "--level 2")
+        print(f"More: python -m attnlib hint {les.number} --level 2")
     return 0
-
-
-def backup(path):
-    """Copy path to exercises/.backups/<stem>.<timestamp>.ipynb and return the copy's path."""
-    folder = path.parent / ".backups"
-    folder.mkdir(exist_ok=True)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    target, k = folder / f"{path.stem}.{stamp}.ipynb", 1
-    while target.exists():
-        target, k = folder / f"{path.stem}.{stamp}-{k}.ipynb", k + 1
-    shutil.copy2(path, target)
-    return target
 
 
 def cmd_reset(args):
     root = course_root(args.root)
-    source = find(root, "solutions", args.notebook)
-    path = root / "exercises" / source.name
-    if path.exists():
-        print(f"backed up your notebook to {backup(path).relative_to(root)}")
-    path.write_text(nbs.exercise_text(source), encoding="utf-8")
-    print(f"restored the pristine {path.relative_to(root)}")
+    les = _lesson(args.notebook)
+    if not les.exercises:
+        raise SystemExit(f"lesson {les.stem} has no exercises")
+    saved = workspace.replace(root, "exercises", les.stem)
+    if saved:
+        print(f"backed up your notebook to {saved.relative_to(root)}")
+    print(f"restored the course's {workspace.FOLDER}/exercises/{les.stem}.ipynb")
     return 0
 
 
-def lab_command(root, token, port=None):
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--ip=127.0.0.1",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
-    if port:
-        cmd.append(f"--port={port}")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    start = root / "notebooks" / "00_start_here.ipynb"
-    if start.exists():
-        cmd.append(str(start.relative_to(root)))
-    return cmd
+def cmd_update(args):
+    root = course_root(args.root)
+    les = _lesson(args.notebook)
+    outdated = [c for c in workspace.sync(root) if c.stem == les.stem and c.state == "outdated"]
+    if not outdated:
+        print(f"your copies of lesson {les.stem} are current")
+    for c in outdated:
+        saved = workspace.replace(root, c.kind, c.stem)
+        print(f"backed up your {c.kind}/{c.stem}.ipynb to {saved.relative_to(root)}; took the course's new version")
+    return 0
 
 
 def cmd_lab(args):
+    from . import lab
     root = course_root(args.root)
-    token = os.environ.get("ATTNLIB_LAB_TOKEN") or secrets.token_hex(16)
-    cmd = lab_command(root, token, args.port)
-    if args.dry_run:
-        print(" ".join(cmd))
-        return 0
-    print(f"JupyterLab on http://127.0.0.1:{args.port or 8888}/lab?token={token} (Ctrl-C to stop)")
-    return subprocess.call(cmd, cwd=root)
+    _report_sync(workspace.sync(root), root)
+    return lab.main(root, port=args.port, dry_run=args.dry_run, open_browser=not args.no_browser,
+                    open_path=f"{workspace.FOLDER}/notebooks/{LESSONS[0].stem}.ipynb")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m attnlib", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", help="course folder holding exercises/ and solutions/")
+    parser.add_argument("--root", help="course folder holding notebooks/ and exercises/")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("status", help="progress table over exercises/")
+    p = sub.add_parser("status", help="progress table over workspace/exercises/")
     p.add_argument("--no-cache", action="store_true", help="re-run every notebook")
     p.set_defaults(func=cmd_status)
     for name, func, text in (("check", cmd_check, "grade one exercise notebook in a fresh kernel"),
-                             ("hint", cmd_hint, "hints for one exercise notebook"),
-                             ("reset", cmd_reset, "restore one exercise notebook (after a backup)")):
+                             ("hint", cmd_hint, "hints for one lesson's exercises"),
+                             ("reset", cmd_reset, "start one exercise notebook again (after a backup)"),
+                             ("update", cmd_update, "take the course's new version of a lesson (after a backup)")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("notebook", help="its number, e.g. 06")
+        p.add_argument("notebook", help="the lesson number, e.g. 06")
         if name == "hint":
             p.add_argument("--level", type=int, choices=(1, 2), default=1)
         p.set_defaults(func=func)
     p = sub.add_parser("lab", help="start JupyterLab on 127.0.0.1 with a token")
     p.add_argument("--port", type=int)
+    p.add_argument("--no-browser", action="store_true", help="print the link only (e.g. over ssh)")
     p.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
     p.set_defaults(func=cmd_lab)
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""python -m attnlib on a temporary copy of the course: status, check, hint, reset (with its backup), lab."""
+"""python -m attnlib on a temporary copy of the course: status, check, hint, reset and update (with backups)."""
 import pathlib
 import shutil
 import subprocess
@@ -18,28 +18,30 @@ def cli(*args, root, env_home):
 
 @pytest.fixture
 def course(tmp_path):
-    """A course folder with three exercise notebooks: 01 solved, 02 wrong, 05 untouched."""
+    """A course with three exercise notebooks; in the learner's workspace 01 is solved, 02 wrong, 05 untouched."""
     root = tmp_path / "course"
     (root / "exercises").mkdir(parents=True)
     shutil.copytree(ROOT / "solutions", root / "solutions")
     for stem in ("01_projection", "02_batches", "05_learned_mixing"):
         shutil.copy(ROOT / "exercises" / f"{stem}.ipynb", root / "exercises")
+    from attnlib import workspace
+    workspace.sync(root)
     solve(root, "01_projection", None)
     solve(root, "02_batches", "    return (W.T @ X.T)  # a learner's transposed attempt")
     return root
 
 
 def solve(root, stem, body):
-    """Replace the stub of exercises/<stem> with the solution (body None) or with `body`."""
-    path = root / "exercises" / f"{stem}.ipynb"
-    nb = nbformat.read(path, as_version=4)
+    """Write workspace/exercises/<stem>: the course's stub replaced by the solution (body None) or by `body`."""
+    path = root / "workspace" / "exercises" / f"{stem}.ipynb"
+    nb = nbformat.read(root / "exercises" / f"{stem}.ipynb", as_version=4)
     sol = nbformat.read(root / "solutions" / f"{stem}.ipynb", as_version=4)
     for cell, s in zip(nb.cells, sol.cells):
         if "raise NotImplementedError" in cell.source:
             head = cell.source.split("    # YOUR CODE HERE")[0]
             cell.source = s.source if body is None else head + body
     nbformat.write(nb, path)
-
+    return path
 
 def test_status_reports_passed_failed_with_diagnosis_and_not_attempted(course, tmp_path):
     result = cli("status", root=course, env_home=tmp_path)
@@ -70,29 +72,36 @@ def test_hint_levels(course, tmp_path):
 
 
 def test_reset_backs_up_the_learners_file_then_restores_the_stub(course, tmp_path):
-    path = course / "exercises" / "02_batches.ipynb"
+    path = course / "workspace" / "exercises" / "02_batches.ipynb"
     mine = path.read_text()
     for _ in range(2):  # two resets in the same second still keep two distinct backups
         result = cli("reset", "02", root=course, env_home=tmp_path)
         assert result.returncode == 0, result.stderr
-    backups = sorted((course / "exercises" / ".backups").glob("02_batches.*.ipynb"))
+    backups = sorted((course / "workspace" / ".backups" / "exercises").glob("02_batches.*.ipynb"))
     assert len(backups) == 2
     assert backups[0].read_text() == mine or backups[1].read_text() == mine
     assert path.read_text() == (ROOT / "exercises" / "02_batches.ipynb").read_text()
+    assert (course / "exercises" / "02_batches.ipynb").read_text() == path.read_text()  # the course's copy untouched
 
 
-def test_reset_of_a_missing_notebook_is_a_clear_error(course, tmp_path):
-    result = cli("reset", "42", root=course, env_home=tmp_path)
-    assert result.returncode != 0 and "no solutions/42_*.ipynb" in result.stderr
+def test_unknown_lessons_are_a_clear_error(course, tmp_path):
+    for command in ("reset", "check", "hint"):
+        result = cli(command, "42", root=course, env_home=tmp_path)
+        assert result.returncode != 0 and "no lesson '42'" in result.stderr, (command, result.stderr)
+    result = cli("hint", "00", root=course, env_home=tmp_path)
+    assert result.returncode != 0 and "has no exercises" in result.stderr
 
 
-def test_lab_binds_to_localhost_with_a_token(course, tmp_path):
-    (course / "notebooks").mkdir()
-    (course / "notebooks" / "00_start_here.ipynb").write_text("{}")
-    result = cli("lab", "--dry-run", root=course, env_home=tmp_path)
-    assert result.returncode == 0
-    cmd = result.stdout.split()
-    assert "--ip=127.0.0.1" in cmd
-    token = next(c for c in cmd if c.startswith("--IdentityProvider.token="))
-    assert len(token.split("=", 1)[1]) >= 32
-    assert cmd[-1] == "notebooks/00_start_here.ipynb"
+def test_check_grades_the_canonical_copy_never_a_duplicate(course, tmp_path):
+    """JupyterLab's Duplicate makes 02_batches-Copy1.ipynb next to the original; check 02 must ignore it."""
+    copy = course / "workspace" / "exercises" / "02_batches-Copy1.ipynb"
+    shutil.copy(course / "solutions" / "02_batches.ipynb", copy)  # a passing duplicate
+    result = cli("check", "02", root=course, env_home=tmp_path)
+    assert result.returncode == 1 and "02_batches.ipynb" in result.stdout and "Copy1" not in result.stdout
+
+
+def test_check_shows_the_real_error_of_the_first_failing_cell(course, tmp_path):
+    solve(course, "02_batches", "    return X @ W)  # a syntax error")
+    result = cli("check", "02", root=course, env_home=tmp_path)
+    assert result.returncode == 1
+    assert "SyntaxError" in result.stdout and "NameError" not in result.stdout, result.stdout

@@ -5,8 +5,10 @@
 
 Each notebook runs top to bottom from its own folder, exactly as a learner (and
 nbval) would run it. The tool strips metadata.widgets (widget state is
-per-run noise), joins split print outputs, records no timestamps, gives widget views stable ids, fails on any error or stderr output, and prints a table of cell
-counts and execution times.
+per-run noise) and every cell's metadata.execution timestamps, joins split print
+outputs, gives widget views stable ids, fails on any error or stderr output, and
+prints a table of cell counts and execution times. A notebook that differs from its
+committed version is backed up to .backups/ before it is rewritten.
 """
 import argparse
 import hashlib
@@ -17,8 +19,24 @@ import time
 import nbformat
 from nbclient import NotebookClient
 
+from attnlib.course import EXERCISE_LESSONS, LESSONS
+from safe_write import write_text
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FOLDERS = ("notebooks", "solutions")
+
+
+def course_notebooks():
+    """Every notebook the tool refreshes: the lessons (and the gallery), then the solutions, in course order."""
+    lessons = [ROOT / "notebooks" / f"{les.stem}.ipynb" for les in LESSONS]
+    extra = sorted(set((ROOT / "notebooks").glob("*.ipynb")) - set(lessons))
+    return lessons + extra + [ROOT / "solutions" / f"{les.stem}.ipynb" for les in EXERCISE_LESSONS]
+
+
+def strip_timestamps(nb):
+    """Drop per-run metadata: the widget state and each cell's execution timestamps."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
 
 
 def problems(nb):
@@ -70,12 +88,14 @@ def refresh(path, timeout=600):
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
-    nb.metadata.pop("widgets", None)
+    strip_timestamps(nb)
     merge_streams(nb)
     stable_widget_ids(nb, path.name)
     found = problems(nb)
     if not found:
-        nbformat.write(nb, path)
+        saved = write_text(path, nbformat.writes(nb) + "\n")
+        if saved:
+            print(f"    {path.name} had local edits: saved them to {saved.relative_to(ROOT)}")
     return len(nb.cells), seconds, found
 
 
@@ -83,8 +103,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", help="notebooks to refresh (default: all)")
     args = parser.parse_args(argv)
-    paths = [pathlib.Path(p).resolve() for p in args.paths] or sorted(
-        p for folder in FOLDERS for p in (ROOT / folder).glob("*.ipynb"))
+    paths = [pathlib.Path(p).resolve() for p in args.paths] or course_notebooks()
     failed = False
     print(f"{'notebook':42} {'cells':>5} {'seconds':>8}")
     for path in paths:

@@ -12,15 +12,31 @@ import subprocess
 import nbformat
 
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
-STUB = '{0}# YOUR CODE HERE (numpy only), then run the check cell below\n{0}raise NotImplementedError("not attempted yet")'
+STUB = ('{0}# YOUR CODE HERE (numpy only), then run the check cell below\n'
+        '{0}raise NotImplementedError("not attempted yet")')
 CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
 REPORT = re.compile(r'class="ra-check ra-(pass|fail|not-attempted)" data-exercise="(\w+)"')
 DIAGNOSIS = re.compile(r'data-diagnosis="([\w-]*)"')
 
+# Appended to the first cell of every exercise notebook (the solutions notebooks do not carry it).
+HOW_IT_WORKS = """
+
+**How this works.** Write each function with numpy only (not attnlib's version of it): replace the
+`raise NotImplementedError` line, then run the check cell below it. A check shows a green pass, "not attempted
+yet", or a red report that names the mistake and offers hints and the expected values, each hidden until you ask.
+Rows are tokens throughout. The green lines already stored under the check cells show what a finished notebook
+looks like; running a check cell replaces its line with the verdict on your own code. Those stored lines are also
+what lets `pytest --nbval` grade this notebook.
+
+This is your own copy (in `workspace/exercises/`): course updates never overwrite it, and
+`python -m attnlib status` grades it."""
+
 
 def make_exercise(nb):
-    """A copy of a solutions notebook with every solution block replaced by a stub."""
+    """A copy of a solutions notebook with every solution block replaced by a stub and the shared intro added."""
     nb = nbformat.from_dict(nb)
+    if nb.cells and nb.cells[0].cell_type == "markdown":
+        nb.cells[0].source = nb.cells[0].source.rstrip() + HOW_IT_WORKS
     for cell in nb.cells:
         if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
             cell.source = BLOCK.sub(lambda m: STUB.format(m.group(1)), cell.source)
@@ -55,12 +71,17 @@ def outcomes(nb):
     status is "passed", "failed" or "not attempted"; a check cell that never produced
     a report (e.g. an earlier cell had a syntax error) counts as failed.
     """
-    found = []
-    for cell in nb.cells:
+    found, first_error = [], None
+    for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        for name in CHECK_CALL.findall(cell.source):
-            result = {"name": name, "status": "failed", "diagnosis": None, "text": "no report: the cell did not run"}
+        error = next((o for o in cell.get("outputs", []) if o.get("output_type") == "error"), None)
+        names = CHECK_CALL.findall(cell.source)
+        if error is not None and first_error is None and not names:
+            first_error = f"cell {i + 1} failed first: {error.get('ename')}: {error.get('evalue')}"
+        for name in names:
+            result = {"name": name, "status": "failed", "diagnosis": "raised-error" if first_error else None,
+                      "text": first_error or "no report: the cell did not run"}
             for out in cell.get("outputs", []):
                 html = out.get("data", {}).get("text/html", "")
                 m = REPORT.search(html)
@@ -69,7 +90,8 @@ def outcomes(nb):
                     d = DIAGNOSIS.search(html)
                     result["diagnosis"] = (d.group(1) or None) if d else None
                     result["text"] = out["data"].get("text/plain", "")
-                elif out.get("output_type") == "error" and result["text"].startswith("no report"):
+                elif out.get("output_type") == "error" and first_error is None \
+                        and result["text"].startswith("no report"):
                     result["text"] = f"{out.get('ename')}: {out.get('evalue')}"
                     if out.get("ename") != "CheckFailed":
                         result["diagnosis"] = "raised-error"
