@@ -1,4 +1,5 @@
 """The grader itself: outcomes, reports, and robustness against any learner code."""
+import html
 import signal
 import threading
 import time
@@ -7,8 +8,14 @@ import numpy as np
 import pytest
 
 import attnlib as al
-from attnlib import checks
-from attnlib.checks import CheckFailed, check
+from attnlib import checks, course
+from attnlib.checks import CheckFailed, check, registry
+from attnlib.checks.generation_and_kv_cache import cache_step
+from attnlib.checks.no_mask import cross_attention
+from attnlib.checks.positions import embed
+from attnlib.checks.runner import close, quiet
+from attnlib.checks.tokens_and_values import values
+from attnlib.checks.trained_attention import most_attended
 from helpers import need
 
 
@@ -224,22 +231,44 @@ def test_off_the_main_thread_there_is_no_time_limit_but_it_still_works():
 
 # -- contract -------------------------------------------------------------------
 
-DESIGN_NAMES = ["project", "project_rows", "uniform_causal_weights", "causal_average", "similarity",
-                "causal_mask", "softmax", "attention_weights", "attention", "self_attention",
-                "multi_head_attention", "layer_norm", "gelu", "transformer_block", "next_token_logits",
-                "softmax_backward", "attend_step", "kv_cache_bytes"]
+def test_the_registry_holds_the_course_exercises_lesson_by_lesson():
+    """One lesson module per lesson with exercises, named after its stem, holding its exercises in course order."""
+    held = [(module.__name__.rsplit(".", 1)[-1], [ex.name for ex in module.EXERCISES])
+            for module in registry.LESSON_MODULES]
+    listed = [(les.stem[3:], list(les.exercises)) for les in course.EXERCISE_LESSONS]
+    assert held == listed
+    assert checks.NAMES == tuple(name for les in course.LESSONS for name in les.exercises)
+    assert all(name == ex.name for name, ex in checks.EXERCISES.items())
 
 
-def test_names_cover_the_design_table_and_every_check_has_hints():
-    assert set(DESIGN_NAMES) <= set(checks.NAMES)
+def test_api_exercises_are_checkable_against_attnlib_itself():
+    """Every exercise named after a public attnlib function (the API contract) is graded against that function;
+    the others have their own by-hand reference tests at the end of this file."""
+    course_names = {name for les in course.LESSONS for name in les.exercises}
+    for name in course_names & set(al.__all__):
+        assert checks.EXERCISES[name].reference is getattr(al, name), name
+    assert course_names - set(al.__all__) == {"values", "embed", "most_attended", "cross_attention", "cache_step"}
+
+
+def test_every_check_has_two_different_hints():
     for name in checks.NAMES:
         h1, h2 = checks.hints(name)
         assert h1 and h2 and h1 != h2
 
 
+def test_every_mistake_is_a_named_function_that_can_fire():
+    """A mistake must differ from the reference on some probe, or it could never name anything."""
+    for ex in checks.EXERCISES.values():
+        for diagnosis, wrong in ex.mistakes:
+            assert wrong.__name__ != "<lambda>", (ex.name, diagnosis)
+            expected = [quiet(ex.reference, *p.args, **p.kwargs) for p in ex.probes]
+            got = [quiet(wrong, *p.args, **p.kwargs) for p in ex.probes]
+            assert any(g is not None and not close(g, e) for g, e in zip(got, expected)), (ex.name, wrong.__name__)
+
+
 def test_every_diagnosis_id_used_by_a_check_is_explained():
     for ex in checks.EXERCISES.values():
-        for diagnosis, _ in ex.wrong:
+        for diagnosis, _ in ex.mistakes:
             assert diagnosis in checks.DIAGNOSES, diagnosis
 
 
@@ -249,7 +278,8 @@ def test_probes_use_non_square_shapes():
         shapes = [(p.args[0].shape, p.args[1].shape) for p in checks.EXERCISES[name].probes]
         assert any(len({q[0], k[0], q[1]}) == 3 for q, k in shapes), name  # n_q != n_k != d
     for name in ("self_attention", "cross_attention", "multi_head_attention"):
-        dims = [{n for a in p.args if isinstance(a, np.ndarray) for n in a.shape} for p in checks.EXERCISES[name].probes]
+        probes = checks.EXERCISES[name].probes
+        dims = [{n for a in p.args if isinstance(a, np.ndarray) for n in a.shape} for p in probes]
         assert max(len(d) for d in dims) >= 3, name
     heads = [p.args[5] for p in checks.EXERCISES["multi_head_attention"].probes]
     assert min(heads) >= 2
@@ -264,16 +294,33 @@ def test_softmax_probes_overflow_without_max_subtraction():
 # -- references of the exercises that are not in attnlib's API, checked independently
 
 def test_values_reference_by_hand():
-    from attnlib.checks.catalog_basic import _values
     table = {"the": np.array([1.0, 0.0]), "cat": np.array([0.0, 2.0])}
     Wv = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    V = _values(["the", "cat", "the"], table, Wv)
+    V = values(["the", "cat", "the"], table, Wv)
     np.testing.assert_allclose(V, [[1, 2, 3], [8, 10, 12], [1, 2, 3]])
+
+
+def test_embed_reference_by_hand():
+    tok_emb = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    pos_emb = np.array([[10.0, 0.0], [0.0, 10.0], [5.0, 5.0], [7.0, 7.0]])  # more rows than the sentence
+    X = embed(np.array([2, 0, 2]), tok_emb, pos_emb)
+    np.testing.assert_array_equal(X, [[12, 2], [1, 10], [7, 7]])  # the repeated word differs by its position
+
+
+def test_most_attended_reference_by_hand():
+    A = np.array([[1.0, 0.0, 0.0], [0.2, 0.8, 0.0], [0.4, 0.2, 0.4]])
+    assert list(most_attended(A, ["the", "cat", "sat"])) == ["the", "cat", "the"]  # a tie keeps the earlier key
+
+
+def test_a_list_of_words_is_compared_word_by_word():
+    assert close(["the", "cat"], ["the", "cat"]) and close(("the", "cat"), ["the", "cat"])
+    assert close(np.array(["the", "cat"]), ["the", "cat"])
+    assert not close(["cat", "the"], ["the", "cat"]) and not close(["the"], ["the", "cat"])
+    assert not close(np.array([0, 1]), ["the", "cat"])
 
 
 def test_cross_attention_reference_against_pytorch():
     torch = need("torch", "independent reference for cross-attention")
-    from attnlib.checks.catalog_more import cross_attention
     rng = np.random.default_rng(3)
     X, Z = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
     Wq, Wk, Wv = rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 6))
@@ -283,7 +330,6 @@ def test_cross_attention_reference_against_pytorch():
 
 
 def test_cache_step_reference_matches_full_causal_attention():
-    from attnlib.checks.catalog_more import cache_step
     rng = np.random.default_rng(4)
     Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 5))
     o, K_new, V_new = cache_step(Q[-1], K[-1], V[-1], K[:-1], V[:-1])
@@ -292,3 +338,170 @@ def test_cache_step_reference_matches_full_causal_attention():
     np.testing.assert_allclose(o, (a / a.sum()) @ V, rtol=1e-12)
     np.testing.assert_array_equal(K_new, K)
     np.testing.assert_array_equal(V_new, V)
+
+
+# -- property findings, nudges and report wording --------------------------------
+
+def weights_seeing_one_ahead(Q, K, causal=True, scale=True):
+    S = Q @ K.T / np.sqrt(Q.shape[1]) if scale else Q @ K.T
+    n_q, n_k = S.shape
+    if causal:
+        S = np.where(np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + (n_k - n_q) + 1, S, -np.inf)
+    return softmax_ok(S)
+
+
+def test_a_one_position_future_leak_is_named_with_its_offset_first():
+    err = fails("attention_weights", weights_seeing_one_ahead)
+    assert err.diagnosis == "future-leak"
+    assert "by 1 position" in err.report.problems[0]
+    lines = err.report.text().splitlines()
+    assert lines[1].startswith("  diagnosis future-leak")  # the finding comes right after the headline
+
+
+def test_the_nudge_replaces_hint_two_and_the_answer_is_a_labelled_third_hint():
+    err = fails("softmax", softmax_rows_over_columns)
+    nudge = checks.diagnoses.NUDGES["softmax-wrong-axis"]
+    assert err.report.hint2 == nudge != checks.hints("softmax")[1]
+    page = err.report._repr_html_()
+    assert html.escape(nudge) in page and "Hint 3, the answer" in page
+
+
+def test_every_diagnosis_has_a_nudge_that_shows_no_code():
+    generic = {"raised-error", "wrong-type", "wrong-shape", "wrong-dtype", "non-finite-output", "not-attempted",
+               "uses-attnlib"}
+    nudges = checks.diagnoses.NUDGES
+    assert set(nudges) <= set(checks.DIAGNOSES)
+    for diagnosis in set(checks.DIAGNOSES) - generic:
+        assert diagnosis in nudges, diagnosis
+        assert "np." not in nudges[diagnosis] and "@" not in nudges[diagnosis], diagnosis
+
+
+def test_a_mutation_only_failure_says_the_values_are_right():
+    def softmax_in_place(S, axis=-1):
+        S -= S.max(axis=axis, keepdims=True)
+        return softmax_ok(S, axis)
+
+    err = fails("softmax", softmax_in_place)
+    assert err.diagnosis == "mutates-input"
+    text = " ".join(err.report.problems)
+    assert "values it returned are right" in text and "some values differ" not in text
+
+
+def test_a_boolean_mask_is_called_boolean():
+    err = fails("causal_mask", lambda n: np.triu(np.ones((n, n)), k=1).astype(bool))
+    assert err.diagnosis == "mask-boolean"
+    assert any("dtype bool" in p for p in err.report.problems)
+    assert not any("got an array of shape" in p for p in err.report.problems)
+
+
+def test_a_right_minus_infinity_is_not_counted_as_a_bad_entry():
+    def mask_with_nan_diagonal(n):
+        M = np.triu(np.full((n, n), -np.inf), k=1)
+        np.fill_diagonal(M, np.nan)
+        return M
+
+    err = fails("causal_mask", mask_with_nan_diagonal)
+    bad = [p for p in err.report.problems if "NaN/inf" in p]
+    n = 5  # the first probe is causal_mask(5): its n NaN diagonal entries are wrong, its -inf entries right
+    assert bad and bad[0].startswith(f"{n} NaN/inf entries")
+
+
+@pytest.mark.parametrize("factor, diagnosis", [(lambda d: np.sqrt(d), "scale-inverted"),
+                                               (lambda d: 1.0, "scale-missing"),
+                                               (lambda d: 1.0 / d, "scale-by-d")])
+def test_the_scale_factor_is_inferred(factor, diagnosis):
+    def weights(Q, K, causal=True, scale=True):
+        S = Q @ K.T * (factor(Q.shape[1]) if scale else 1.0)
+        n_q, n_k = S.shape
+        if causal:
+            S = np.where(np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + (n_k - n_q), S, -np.inf)
+        return softmax_ok(S)
+
+    assert fails("attention_weights", weights).diagnosis == diagnosis
+
+
+def test_a_count_that_overflows_int32_is_named():
+    def kv_int32(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
+        sizes = np.array([2, n_layers, n_heads, d_head, seq_len, batch, bytes_per_value], dtype=np.int32)
+        with np.errstate(over="ignore"):
+            return int(np.prod(sizes, dtype=np.int32))
+
+    assert fails("kv_cache_bytes", kv_int32).diagnosis == "integer-overflow"
+
+
+def test_name_pattern_reads_visibility_matrices():
+    from attnlib.checks.properties import name_pattern
+    i, j = np.indices((4, 4))
+    assert name_pattern(j <= i) is None
+    assert name_pattern(np.ones((4, 4), bool)) == "mask-not-applied"
+    assert name_pattern(j <= i + 2)[0] == "future-leak" and "by 2 positions" in name_pattern(j <= i + 2)[1]
+    assert name_pattern(j < i)[0] == "mask-hides-diagonal"
+    assert name_pattern(j >= i)[0] == "mask-hides-past"
+
+
+def test_interleaved_heads_are_named_by_the_columns_they_move():
+    def mha_interleaved(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+        heads = [al.attention(X @ Wq[:, h::n_heads], X @ Wk[:, h::n_heads], X @ Wv[:, h::n_heads], causal)
+                 for h in range(n_heads)]
+        return np.concatenate(heads, axis=1) @ Wo
+
+    assert fails("multi_head_attention", mha_interleaved).diagnosis == "heads-interleaved"
+
+
+# -- the float32 policy: float32 passes unless a probe stresses precision ------------------------------------------
+
+def layer_norm_float32(X, g, b, eps=1e-5):
+    X = X.astype(np.float32)
+    centred = X - X.mean(axis=1, keepdims=True)
+    return centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + eps) * g + b
+
+
+def layer_norm_moments(X, g, b, eps=1e-5):
+    mu = X.mean(axis=1, keepdims=True)
+    return (X - mu) / np.sqrt((X ** 2).mean(axis=1, keepdims=True) - mu ** 2 + eps) * g + b
+
+
+def softmax_backward_float32(A, dA):
+    A, dA = A.astype(np.float32), dA.astype(np.float32)
+    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))
+
+
+def test_precision_probes_name_float32_and_cancellation():
+    assert fails("layer_norm", layer_norm_float32).diagnosis == "precision-loss"
+    assert fails("layer_norm", layer_norm_moments).diagnosis == "variance-cancellation"
+    assert fails("softmax_backward", softmax_backward_float32).diagnosis == "precision-loss"
+
+
+def test_float32_passes_where_no_probe_stresses_precision():
+    def gelu_float32(X):
+        X = X.astype(np.float32)
+        return 0.5 * X * (1.0 + np.tanh(np.float32(0.7978845608) * (X + np.float32(0.044715) * X ** 3)))
+
+    def weights_float32(Q, K, causal=True, scale=True):
+        Q, K = Q.astype(np.float32), K.astype(np.float32)
+        S = Q @ K.T / (np.float32(np.sqrt(Q.shape[1])) if scale else 1)
+        if causal:
+            n_q, n_k = S.shape
+            S = np.where(np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + (n_k - n_q), S, -np.inf)
+        return softmax_ok(S)
+
+    assert check("gelu", gelu_float32).passed
+    for _ in range(5):  # fresh random probes on every run, huge scores included
+        assert check("attention_weights", weights_float32).passed
+
+
+def test_fresh_probes_leave_room_for_float32_but_not_for_memorised_values():
+    from attnlib.checks.runner import FRESH_TOL
+    ex = checks.EXERCISES["attention_weights"]
+    for seed in range(1000):  # about 1 in 400 draws puts two huge scores within float32's reach of each other
+        memorised_passes = []
+        for p in ex.probes:
+            q = p.fresh(seed)
+            Q, K = (a.astype(np.float32) for a in q.args)
+            S = Q @ K.T / np.float32(np.sqrt(Q.shape[1])) if q.kwargs.get("scale", True) else Q @ K.T
+            if q.kwargs.get("causal", True):
+                S = np.where(np.tril(np.ones(S.shape, bool), k=S.shape[1] - S.shape[0]), S, -np.inf)
+            expected = ex.reference(*q.args, **q.kwargs)
+            assert close(softmax_ok(S), expected, FRESH_TOL), (seed, q.describe())
+            memorised_passes.append(close(ex.reference(*p.args, **p.kwargs), expected, FRESH_TOL))
+        assert not all(memorised_passes), seed

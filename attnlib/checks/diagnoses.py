@@ -11,6 +11,11 @@ DIAGNOSES = {
     "not-attempted": "The exercise still raises NotImplementedError: replace that line with your code.",
     "uses-attnlib": "That is attnlib's implementation; the exercise is to write it yourself with numpy.",
     "timeout": "Your function did not return within the time limit; look for a loop that never ends.",
+    "crashed": "The process running your function died before it returned: something ended it (os._exit, "
+               "a crash inside a library) or it ran out of memory. Your kernel is fine; the grader ran it apart.",
+    "grader-modified": "Part of the grader, of numpy or of attnlib was replaced in this kernel since the grader "
+                       "was loaded (or your function switched off its watch), so no verdict can be trusted. "
+                       "Restart the kernel and run your cells again.",
     "raised-error": "Your function raised an error on this probe (see the message above).",
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result has the wrong shape; check which axes your products and sums run over.",
@@ -24,6 +29,24 @@ DIAGNOSES = {
                                   "token, in sentence order.",
     "tokens-deduplicated": "A repeated word must give a repeated row: every token gets its own row, "
                            "even when the same word appeared earlier.",
+    # positions
+    "positions-not-added": "Only the word vectors were used: each row also gets the vector of its position, "
+                           "added to its word vector.",
+    "positions-by-token-id": "The position vectors were picked by token id; a position is the place 0, 1, ..., "
+                             "n-1 of a token in the sentence, whatever the word.",
+    "positions-from-the-end": "You used the last n rows of the position table; the sentence starts at position 0, "
+                              "so it uses the first n rows.",
+    "positions-off-by-one": "The positions start at 1; the first token sits at position 0.",
+    "words-by-position": "The word vectors were picked by place (rows 0..n-1 of the word table) instead of by "
+                         "token id.",
+    "positions-concatenated": "The word and position vectors were placed side by side; they are added, so X keeps "
+                              "the width d_model.",
+    # reading a trained attention matrix
+    "most-attended-indices": "You returned column numbers; the answer is the words at those columns.",
+    "most-attended-wrong-axis": "You took the largest weight down each column; one query's weights are a row, "
+                                "so look for the largest entry of each row.",
+    "most-attended-least": "You picked the smallest weight of each row; the most-attended key has the largest.",
+    "most-attended-ties-latest": "Of two equal weights you kept the later column; keep the earlier one.",
     # mixing
     "weights-not-normalised": "The weights of a row must sum to 1 (an average): divide by the number "
                               "of rows being mixed.",
@@ -103,7 +126,7 @@ DIAGNOSES = {
     "first-row-not-last": "The next token is predicted from the last row of H, not the first.",
     "logits-for-every-row": "Return logits only for the next token: the last row of H @ W_vocab, shape (vocab,).",
     "softmax-applied-to-logits": "Return logits (raw scores), not probabilities: no softmax here.",
-    "mean-of-rows": "Use the last row of H, not the mean of all rows.",
+    "mean-of-rows": "Use the last row of H, not the mean (or the sum) of all rows.",
     # backward
     "softmax-backward-diagonal-only": "A * dA keeps only the diagonal of the softmax Jacobian; subtract "
                                       "the row sum of dA * A first: dS = A * (dA - sum(dA * A)).",
@@ -123,7 +146,252 @@ DIAGNOSES = {
     "kv-cache-ignores-layers": "Every layer keeps its own K and V: multiply by n_layers.",
     "kv-cache-bits-not-bytes": "bytes_per_value is already in bytes; do not multiply by 8.",
     "kv-cache-wrong-defaults": "Check the defaults: batch=1 and bytes_per_value=2.",
+    # found by the property probes (properties.py)
+    "future-leak": "A position sees part of its future: output row i changes when a later position changes. "
+                   "Row i may only use positions 0..i.",
+    "keepdims-missing": "A sum, mean or max over an axis dropped that axis, so the result no longer lines up "
+                        "with the rows it came from and broadcasts along the wrong axis.",
+    "array-truth-value": "`if W:` asks an array for a single True/False, which numpy refuses. Test whether an "
+                         "optional argument was given with `is None`.",
+    "only-2d": "Your function handles a 2-D input but not one with more leading axes; work along the last "
+               "axis so any leading shape works.",
+    "outputs-out-of-order": "The returned tuple holds the right arrays in the wrong order.",
+    "outputs-missing": "Only part of the tuple was returned; the exercise asks for every output.",
+    "flattened": "The numbers are right but the array lost its shape (a flattening step, or an append "
+                 "without an axis).",
+    "returns-float": "The number is right but it is a float; a count of bytes is an exact int.",
+    "extra-axis": "The values are right but the result keeps an extra axis of length 1.",
+    "only-one-row": "Only one row was computed; the result needs one row per input row.",
+    "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
+                       "starts or stops one step early.",
+    "input-transposed": "An input was used transposed: rows are tokens, columns are features.",
+    "wrong-argument-used": "One input was used where another belongs (they have the same shape, so numpy "
+                           "did not complain).",
+    "scale-inverted": "The scores were multiplied by √d instead of divided by it.",
+    "scale-by-length": "The scores were divided by the square root of a sequence length; the scale is "
+                       "1/√d, with d the width of the queries and keys.",
+    "scale-by-d-v": "The scores were divided by √d_v, the width of the values; the scale uses the width of "
+                    "the queries and keys.",
+    "scale-wrong": "The scores were multiplied by the wrong factor; the scale is 1/√d.",
+    "scale-on-output": "The output was divided by √d; the scaling belongs to the scores, before the softmax.",
+    "returns-scores": "You returned the scores; the exercise asks for what comes after them.",
+    "returns-weights": "You returned the attention weights A; the output mixes the values with them, A V.",
+    "attention-skipped": "The output is one of the value rows as it is: no weights were computed to mix them.",
+    "projection-missing": "A weight matrix was never applied: the result is its input, unprojected.",
+    "mean-instead-of-sum": "The products were averaged; a projection sums them.",
+    "products-not-summed": "The products x_i W[i, j] were formed but never summed over i.",
+    "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
+    "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
+    "log-softmax": "You returned the log of the softmax; return the probabilities themselves.",
+    "softmax-max-wrong-axis": "The maximum you subtract must come from the same row (the same axis) as the "
+                              "sum, otherwise rows with small values underflow to 0/0.",
+    "softmax-min-subtraction": "Subtracting the minimum leaves large positive values that overflow; subtract "
+                               "the maximum.",
+    "heads-interleaved": "Each head used every n_heads-th column; a head uses one contiguous block of columns.",
+    "heads-summed": "The heads were added together; they are placed side by side.",
+    "heads-share-columns": "Every head used the same block of columns; head h uses its own block.",
+    "heads-share-scores": "The heads share one set of scores from all the columns of Q and K; each head "
+                          "computes its scores from its own block of columns.",
+    "parallel-block": "Attention and the MLP both read the block's input; the MLP must read the stream after "
+                      "the attention residual has been added.",
+    "residual-adds-normalised": "A residual added the normalised input; the residual adds the sub-layer "
+                                "output to the raw, un-normalised stream.",
+    "layer-norm-missing": "A layer norm is missing before a sub-layer.",
+    "extra-layer-norm": "An extra layer norm was applied to the block's output.",
+    "mlp-reads-wrong-input": "The MLP read the wrong input; it reads layer_norm of the stream after the "
+                             "attention residual.",
+    "gelu-misplaced": "The GELU sits in the wrong place in the MLP; it comes between the two matrices.",
+    "activation-not-gelu": "The MLP uses another non-linearity; this block uses GELU.",
+    "bias-missing": "A bias was left out of the MLP.",
+    "layer-norm-gain-bias-missing": "After normalising, each feature is scaled by g and shifted by b.",
+    "layer-norm-gain-bias-order": "The shift b was added before the scale g; scale first, then shift.",
+    "layer-norm-divides-by-variance": "You divided by the variance; divide by the standard deviation.",
+    "layer-norm-whole-matrix": "The mean and variance were taken over the whole matrix; each row gets its own.",
+    "layer-norm-not-centred": "The row mean was not subtracted.",
+    "variance-cancellation": "The variance loses its precision on rows with a large offset: E[x²] − E[x]² "
+                             "subtracts two huge, nearly equal numbers. Centre the row first.",
+    "precision-loss": "Your result loses precision when the inputs carry a large common offset: part of the "
+                      "computation runs in float32, or subtracts two huge, nearly equal numbers.",
+    "cosine-similarity": "The rows of Q and K were normalised first (cosine similarity); the scores are the raw "
+                         "dot products.",
+    "extra-residual": "This function returns the attention output alone; the block adds the residual later.",
+    "gelu-gate-only": "You returned the gate 0.5 (1 + tanh(...)) without multiplying it by x.",
+    "gelu-wrong-constant": "A constant or the power inside the tanh is wrong (see the fitted values above).",
+    "wrong-row": "The logits come from another row than the last one.",
+    "softmax-backward-unweighted-sum": "The subtracted sum must weight dA by A.",
+    "cache-row-dropped": "The newest cache row was left out: the cache already holds the current token.",
+    "cache-drops-oldest": "The oldest cache row was dropped; the cache keeps every earlier position.",
+    "cache-appends-wrong-row": "A cache got the wrong new row: k joins K and v joins V.",
+    "kv-cache-ignores-heads": "Every head keeps its own keys and values: multiply by n_heads.",
+    "kv-cache-ignores-size": "Every stored vector has d_head numbers for each of seq_len tokens: both count.",
+    "kv-cache-ignores-bytes-per-value": "Use the bytes_per_value argument, not a fixed width.",
+    "kv-cache-counts-twice": "Keys and values make a factor 2, counted once.",
+    "integer-overflow": "The count overflows a fixed-width integer (int32) for large models; Python ints "
+                        "never overflow.",
 }
+
+# The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
+NUDGES = {
+    "mutates-input": "Look for a line that writes into an argument: an augmented assignment (-=, /=, +=), "
+                     "an out= argument, or a slice assignment on an input.",
+    "timeout": "Look at the condition that ends each loop.",
+    "crashed": "Look for a call that ends the process (os._exit, os.kill) and for an array far larger than "
+               "the inputs.",
+    "grader-modified": "Look for a line that assigns to a numpy, attnlib or grader name (or to check), or that "
+                       "changes the profiler; remove it, then restart the kernel.",
+    "positions-not-added": "Look for pos_emb in your code: is it used at all?",
+    "positions-by-token-id": "Look at the index you use for the position table: a word id, or a place in the "
+                             "sentence?",
+    "positions-from-the-end": "Look at which end of the position table your slice starts from.",
+    "positions-off-by-one": "Print the position row you add to the first token.",
+    "words-by-position": "Look at the index you use for the word table: the token ids, or the places?",
+    "positions-concatenated": "Look at the width of your result, and at the operation that joins the two vectors.",
+    "most-attended-indices": "Look at your last step: what do the column numbers pick out?",
+    "most-attended-wrong-axis": "Look at the axis you search along: which axis holds one query's weights?",
+    "most-attended-least": "Look at the function that picks a column: smallest or largest?",
+    "most-attended-ties-latest": "Look at your comparison: does an equal weight replace the one you already have?",
+    "weights-transposed": "Write the shape of each operand of your product next to it: the inner sizes "
+                          "must be d_in.",
+    "output-transposed": "Look at the last step: which axis of your result holds the tokens?",
+    "tokens-deduplicated": "Count the rows of your X: there should be as many as tokens, repeats included.",
+    "rows-from-table-not-tokens": "Look at what your loop runs over: the sentence or the table?",
+    "weights-not-normalised": "Look at the row sums of your weights.",
+    "normalised-by-n": "Print the divisor you use for row 0 and for the last row.",
+    "average-over-all-rows": "Look at which rows row 0 of your result depends on.",
+    "average-over-columns": "Look at the axis of your cumulative sum.",
+    "off-by-one-count": "Print the divisor you use for row 0.",
+    "k-not-transposed": "Write the shapes of Q and K next to your product.",
+    "kq-instead-of-qk": "Look at which matrix comes first in your product: rows must be queries.",
+    "similarity-scaled": "Look for a division in your scores.",
+    "mask-value-zero": "Look at the value you put on hidden positions, and what exp() makes of it.",
+    "mask-multiplicative": "Look at the values of your mask: which ones keep a score unchanged when added?",
+    "mask-finite-value": "Look at the value you put on hidden positions.",
+    "mask-hides-diagonal": "Look at the diagonal of your mask or weights: position i against itself.",
+    "mask-hides-past": "Look at which side of the diagonal you hide.",
+    "mask-multiplied": "Look at the operator that combines the scores with the mask.",
+    "mask-after-softmax": "Look at the order of your steps: mask, then softmax.",
+    "mask-ignores-offset": "Look at the first query row when there are fewer queries than keys: which "
+                           "position is it?",
+    "mask-not-applied": "Look at the branch that handles causal=True.",
+    "mask-always-applied": "Look at the branch that handles causal=False.",
+    "mask-applied": "Look for a mask: this exercise has none.",
+    "softmax-wrong-axis": "Look at the axis of your sum: which axis holds one query's weights?",
+    "softmax-ignores-axis": "Look at where your function uses its axis argument.",
+    "softmax-whole-matrix": "Look at the axis of your sum: the whole array or one row?",
+    "softmax-no-max-subtraction": "Look at the values that reach exp() on the probe with huge scores.",
+    "softmax-not-normalised": "Look at the row sums of your result.",
+    "scale-missing": "Look for the step between the scores and the softmax.",
+    "scale-by-d": "Look at your divisor: a width, or its square root?",
+    "scale-ignored": "Look at the branch that handles scale=False.",
+    "scale-by-d-model": "Look at which width your scaling reads: the full model width or the head width?",
+    "scale-applied-twice": "Count how many times your code divides by the square root of d.",
+    "av-transposed": "Write the shapes of A and V next to your product.",
+    "va-instead-of-av": "Look at the order of the operands in your product.",
+    "wo-ignored": "Look at the last line: is Wo used?",
+    "heads-split-mixed": "Print the shape after your split: which axis holds the tokens?",
+    "heads-out-of-order": "Look at the order in which the heads are joined.",
+    "heads-merge-mixed": "Print the shape before your merge: which axis holds the tokens?",
+    "heads-ignored": "Look at where n_heads is used.",
+    "layer-norm-eps-outside-sqrt": "Look at where eps sits relative to the square root.",
+    "layer-norm-unbiased-variance": "Look at the divisor of your variance.",
+    "layer-norm-wrong-axis": "Look at the axis of your mean and variance.",
+    "layer-norm-eps-ignored": "Look at where the eps argument is used.",
+    "layer-norm-gain-bias-swapped": "Look at which of g and b multiplies.",
+    "gelu-exact-erf": "Look at the function inside: erf or tanh?",
+    "gelu-sigmoid-approx": "Look at the function inside: sigmoid or tanh?",
+    "gelu-missing-half": "Look at the factor in front.",
+    "gelu-relu": "Look at negative inputs: GELU is slightly negative there.",
+    "residual-missing": "Look at each sub-layer's line: is its input added back?",
+    "post-ln": "Look at where each layer norm sits: before the sub-layer, or after the addition?",
+    "layer-norm-reused": "Look at which parameters your second layer norm reads.",
+    "mlp-missing-gelu": "Look between the two matrices of the MLP.",
+    "first-row-not-last": "Look at the index of the row you use.",
+    "logits-for-every-row": "Look at the shape of your result.",
+    "softmax-applied-to-logits": "Look at the last step: logits are raw scores.",
+    "mean-of-rows": "Look at how many rows of H you use.",
+    "softmax-backward-diagonal-only": "Look for the term that couples the entries of a row.",
+    "softmax-backward-sum-wrong-axis": "Look at the axis of your sum.",
+    "softmax-backward-missing-a-factor": "Look at the outermost factor.",
+    "softmax-backward-sign": "Look at the sign of each term.",
+    "kv-from-wrong-sequence": "Look at which sequence feeds each projection.",
+    "sources-swapped": "Look at which sequence feeds the queries.",
+    "cache-not-appended": "Look at the order: append first, then attend; and at what you return.",
+    "cache-prepended": "Look at which end of the cache the new row joins.",
+    "kv-swapped": "Look at which cache scores the query and which is mixed.",
+    "kv-cache-missing-factor-2": "Count the tensors each layer stores.",
+    "kv-cache-ignores-batch": "Look at which arguments appear in your product.",
+    "kv-cache-ignores-layers": "Look at which arguments appear in your product.",
+    "kv-cache-bits-not-bytes": "Look for a factor that turns bytes into bits.",
+    "kv-cache-wrong-defaults": "Look at the default values in your signature.",
+    "future-leak": "Look at the boundary of your mask or loop: the k= argument, or a + 1 in a range.",
+    "keepdims-missing": "Look at each reduction (sum, mean, max): does its result keep the reduced axis?",
+    "array-truth-value": "Look at the line that tests an array in an if.",
+    "only-2d": "Look for an index or loop that assumes exactly two axes.",
+    "outputs-out-of-order": "Look at the order of your return statement.",
+    "outputs-missing": "Look at your return statement.",
+    "flattened": "Look at the step that joins or reshapes arrays: does it keep the rows?",
+    "returns-float": "Look at the type of the constants in your product.",
+    "extra-axis": "Look at how you index the row: a slice keeps the axis, an integer drops it.",
+    "only-one-row": "Look at which rows of the input you use.",
+    "loop-off-by-one": "Look at the range of your loop.",
+    "input-transposed": "Write the shape of each operand of your product next to it.",
+    "wrong-argument-used": "Read each line and check that every argument is used where it belongs (the detail "
+                           "above says which two were swapped).",
+    "scale-inverted": "Look at the operator of your scaling.",
+    "scale-by-length": "Look at which size your scaling reads: a length or a width?",
+    "scale-by-d-v": "Look at which matrix your scaling reads its width from.",
+    "scale-wrong": "Print the factor your scores are multiplied by and compare it with 1/√d.",
+    "scale-on-output": "Look at where the division by √d happens.",
+    "returns-scores": "Look at your return statement.",
+    "returns-weights": "Look at your return statement.",
+    "attention-skipped": "Look at your return statement.",
+    "projection-missing": "Look for the product with the weight matrix.",
+    "mean-instead-of-sum": "Look at the reduction over the input features.",
+    "products-not-summed": "Look at the shape of your result.",
+    "sum-wrong-axis": "Look at the axis of your sum.",
+    "mask-boolean": "Look at the dtype of your result.",
+    "log-softmax": "Look at the last step.",
+    "softmax-max-wrong-axis": "Look at the axis of your max.",
+    "softmax-min-subtraction": "Look at which extreme you subtract.",
+    "heads-interleaved": "Look at the slice that picks a head's columns.",
+    "heads-summed": "Look at how the heads are joined.",
+    "heads-share-columns": "Look at whether the slice depends on h.",
+    "heads-share-scores": "Look at which columns of Q and K each head reads.",
+    "parallel-block": "Look at the input of the MLP.",
+    "residual-adds-normalised": "Look at what each residual adds to.",
+    "layer-norm-missing": "Look at the input of each sub-layer.",
+    "extra-layer-norm": "Look at the last line.",
+    "mlp-reads-wrong-input": "Look at the input of the MLP.",
+    "gelu-misplaced": "Look at where GELU is applied in the MLP.",
+    "activation-not-gelu": "Look at the non-linearity in the MLP.",
+    "bias-missing": "Count the biases your MLP adds.",
+    "layer-norm-gain-bias-missing": "Look at the last step.",
+    "layer-norm-gain-bias-order": "Look at the order of the last two operations.",
+    "layer-norm-divides-by-variance": "Look at the divisor.",
+    "layer-norm-whole-matrix": "Look at the axis of your mean and variance.",
+    "layer-norm-not-centred": "Look at what you divide.",
+    "variance-cancellation": "Look at how you compute the variance.",
+    "precision-loss": "Look for float32 (astype, dtype=) and for a difference of two large sums.",
+    "cosine-similarity": "Look at what happens to Q and K before the product.",
+    "extra-residual": "Look at the last line: what is added to the output?",
+    "gelu-gate-only": "Look at the factor in front.",
+    "gelu-wrong-constant": "Compare each constant with the formula in the notebook, digit by digit.",
+    "wrong-row": "Look at the index of the row you use.",
+    "softmax-backward-unweighted-sum": "Look at what your sum adds up.",
+    "cache-row-dropped": "Look at the slice of the cache you use.",
+    "cache-drops-oldest": "Look at the slice of the cache you keep.",
+    "cache-appends-wrong-row": "Look at what each cache gets appended.",
+    "kv-cache-ignores-heads": "Look at which arguments appear in your product.",
+    "kv-cache-ignores-size": "Look at which arguments appear in your product.",
+    "kv-cache-ignores-bytes-per-value": "Look at which arguments appear in your product.",
+    "kv-cache-counts-twice": "Count the factors of 2 in your product.",
+    "integer-overflow": "Look at the dtype of the numbers you multiply.",
+}
+
+
+def nudge(diagnosis):
+    """The second hint for a diagnosis id ('' when it has none)."""
+    return NUDGES.get(diagnosis, "") if diagnosis else ""
 
 
 def explain(diagnosis):

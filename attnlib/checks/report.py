@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .diagnoses import explain
+from .diagnoses import explain, nudge
+from .runner import ATOL, RTOL, close, is_number_array, words
 
 _BOX = "border-left:4px solid {c};background:{bg};padding:6px 10px;margin:4px 0;font-family:sans-serif"
 _COLOURS = {"pass": ("#2e7d32", "#e8f5e9"), "fail": ("#c62828", "#ffebee"), "not-attempted": ("#9e9e9e", "#f5f5f5")}
@@ -39,6 +40,11 @@ class Report:
     def passed(self):
         return self.status == "pass"
 
+    @property
+    def hint2(self):
+        """The nudge for the diagnosed mistake, or the exercise's own hint 2 when nothing was named."""
+        return nudge(self.diagnosis) or self.hints[1]
+
     # -- plain text ---------------------------------------------------------
     def text(self):
         if self.status == "pass":
@@ -47,11 +53,13 @@ class Report:
             return (f"… {self.name}: not attempted yet. Replace the `raise NotImplementedError` line "
                     "with your code, then run this check again.")
         lines = [f"✗ {self.name} failed on probe {self.probe}"]
-        lines += [f"  - {p}" for p in self.problems]
         if self.diagnosis:
             lines.append(f"  diagnosis {self.diagnosis}: {explain(self.diagnosis)}")
+        lines += [f"  - {p}" for p in self.problems]
         if self.hints[0]:
             lines.append(f"  hint: {self.hints[0]}")
+        if self.hint2:
+            lines.append(f"  look at: {self.hint2}")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -66,19 +74,20 @@ class Report:
             return head + f'<b style="color:{c}">✓ {self.name} passed</b>: {html.escape(self.summary)}</div>'
         if self.status == "not-attempted":
             return head + (f'<b style="color:#616161">… {self.name}: not attempted yet</b>. Replace the '
-                           '<code>raise NotImplementedError</code> line with your code, then run this cell again.</div>')
+                           '<code>raise NotImplementedError</code> line with your code, '
+                           'then run this cell again.</div>')
         parts = [head, f'<b style="color:{c}">✗ {self.name} failed</b> on probe <code>{html.escape(self.probe)}</code>']
-        parts.append("<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in self.problems) + "</ul>")
-        parts.append(self._comparison_html())
         if self.diagnosis:
             parts.append(f'<div class="ra-diagnosis" data-diagnosis="{self.diagnosis}"><b>Diagnosis '
                          f'<code>{self.diagnosis}</code></b>: {html.escape(explain(self.diagnosis))}</div>')
-        else:
+        parts.append("<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in self.problems) + "</ul>")
+        parts.append(self._comparison_html())
+        if not self.diagnosis:
             parts.append('<div class="ra-diagnosis" data-diagnosis="">No known mistake matches; compare your '
                          'values with the expected ones.</div>')
         parts.append(_details("Hint 1", html.escape(self.hints[0])))
-        parts.append(_details("Hint 2", html.escape(self.hints[1])))
-        parts.append(_details("Solution: the values your function should return",
+        parts.append(_details("Hint 2: where to look", html.escape(self.hint2)))
+        parts.append(_details("Hint 3, the answer: the formula and the values your function should return",
                               f"<code>{html.escape(self.formula)}</code>" + self._expected_html()))
         return "".join(parts) + "</div>"
 
@@ -124,8 +133,87 @@ class Report:
         return f"<pre>{html.escape(repr(exp))}</pre>"
 
 
+# ----------------------------------------------------------------------------
+# problems: plain-text findings for the failing probe, most useful first
+
+def problems(o, e, detail=None):
+    """Findings for one probe's Outcome `o` against the expected value `e`: the property finding `detail`
+    first, then errors, changed inputs, type, shape, dtype and NaN/inf, then printed lines and warnings."""
+    found = [detail] if detail else []
+    if o.kind == "timeout":
+        found.append("your function did not return within the time limit and was stopped")
+    elif o.kind in ("error", "not-implemented"):
+        found.append(f"your function raised {o.error}" + (f" (at {o.where})" if o.where else ""))
+    else:
+        values = _value_problems(o.value, e)
+        if o.mutated:
+            changed = f"your function changed its input(s) in place: {', '.join(o.mutated)}"
+            found.append(changed + (", although the values it returned are right" if not values else ""))
+        found += values
+    if o.printed:
+        found.append(f"your function printed {len(o.printed.splitlines())} line(s) (hidden here)")
+    if o.warned:
+        found.append(f"numpy warned: {'; '.join(o.warned[:3])}")
+    return found
+
+
+def _value_problems(got, e):
+    """What is wrong with a returned value ([] when it matches e)."""
+    if close(got, e):
+        return []
+    if isinstance(e, tuple):
+        if not isinstance(got, (tuple, list)) or len(got) != len(e):
+            return [f"expected a tuple of {len(e)} arrays, got {_kind(got)}"]
+        return [p for g, x in zip(got, e) for p in _value_problems(g, x)]
+    if isinstance(e, list):
+        return _word_problems(got, e)
+    if isinstance(e, (int, np.integer)):
+        if not isinstance(got, (int, np.integer)) or isinstance(got, bool):
+            return [f"expected an int, got {_kind(got)}" + (f" = {got!r}" if isinstance(got, float) else "")]
+        return [f"got {int(got):,}, expected {int(e):,}"]
+    if isinstance(got, np.ndarray) and got.dtype.kind == "b":
+        return [f"your result is an array of dtype bool (True/False); expected floats of shape {e.shape}"]
+    if not is_number_array(got):
+        return [f"expected a numpy array of shape {e.shape}, got {_kind(got)}"]
+    got = np.asarray(got)
+    found = []
+    if got.shape != e.shape:
+        found.append(f"shape: got {got.shape}, expected {e.shape}")
+    if got.dtype.kind != "f":
+        found.append(f"dtype: got {got.dtype}, expected a float array")
+    g = got.astype(float)
+    bad = ~np.isfinite(g)
+    if got.shape == e.shape:  # a -inf where -inf is expected is right, not a problem
+        with np.errstate(invalid="ignore"):
+            bad &= ~((g == e) | (np.isnan(g) & np.isnan(e)))
+    if bad.any():
+        where = [tuple(int(i) for i in ix) for ix in np.argwhere(bad)[:4]]
+        found.append(f"{int(bad.sum())} NaN/inf entries in your result where the expected values differ, "
+                     f"first at {', '.join(map(str, where))}")
+    if not found:
+        found.append("some values differ from the expected ones (see the grid)")
+    return found
+
+
+def _word_problems(got, e):
+    """What is wrong with a returned list of words, against the expected list e."""
+    said = words(got)
+    if said is None:
+        return [f"expected a list of {len(e)} words (strings), got {_kind(got)}"]
+    if len(said) != len(e):
+        return [f"got {len(said)} words, expected {len(e)} (one per row)"]
+    wrong = [i for i, (w, x) in enumerate(zip(said, e)) if w != x]
+    first = ", ".join(f"row {i}: got {said[i]!r}, expected {e[i]!r}" for i in wrong[:3])
+    return [f"{len(wrong)} of {len(e)} words wrong; {first}"]
+
+
+def _kind(x):
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    return "None" if x is None else f"a {type(x).__name__}"
+
+
 def _ok_mask(got, exp):
-    from .runner import ATOL, RTOL
     finite = exp[np.isfinite(exp)]
     atol = ATOL * max(1.0, float(np.abs(finite).max()) if finite.size else 1.0)
     with np.errstate(all="ignore"):

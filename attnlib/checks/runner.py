@@ -1,55 +1,66 @@
-"""Run a learner's function safely and compare what it returns.
+"""Run a learner's function where it cannot hang, crash or tamper with the grader, and compare what it returns.
 
-A call gets copies of the probe's arrays (the originals are kept to detect
-mutation), its prints and warnings are captured instead of reaching the
-notebook, and a run-away call is stopped by SIGALRM after a time limit (only in
-the main thread, where notebook cells run; elsewhere there is no limit). Any
-exception, even SystemExit, becomes an Outcome: the kernel never dies.
+On POSIX the calls run in a forked child process: it gets copies of the probe's
+arrays (and compares them afterwards to detect mutation), captures prints and
+warnings, watches which functions run (to spot attnlib's own implementation), and
+sends each Outcome back through a pipe. The parent kills the child (SIGKILL) when a
+call runs past the time limit, and a child that dies (os._exit, a segfault, out of
+memory) becomes a "crashed" Outcome. The child only ever holds the inputs: the
+expected values are computed in the parent after it has started.
+
+Where fork is missing (Windows, or ATTNLIB_NO_FORK=1) the calls run on a watchdog
+thread of the same process; a call that outlives the time limit is abandoned there
+with a "timeout" Outcome. Either way the kernel never dies and no signal is needed.
 """
 import contextlib
 import copy
+import faulthandler
 import io
+import os
+import pickle
+import select
 import signal
+import struct
+import sys
 import threading
+import time
 import traceback
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+try:
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover - threadpoolctl comes with the course's dependencies
+    threadpool_limits = None
 
-class _TimeUp(BaseException):
-    """Raised inside a run-away call; a BaseException so `except Exception` cannot swallow it."""
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None
+
+MAX_ENTRIES = 10**6        # a returned array larger than this is not sent back, only described
+MAX_TEXT = 2000            # characters kept of printed text and error messages
+MEMORY = 2**30             # bytes of address space a child may add before allocations fail
 
 
 @dataclass
 class Outcome:
-    kind: str                 # "ok", "error", "not-implemented", "timeout"
+    kind: str                 # "ok", "error", "not-implemented", "timeout", "crashed"
     value: object = None
-    error: str = ""           # "ValueError: ..." for errors
+    error: str = ""           # "ValueError: ..." for errors; how the process died for "crashed"
     where: str = ""           # the learner's line that raised, if found
     printed: str = ""
     warned: list = field(default_factory=list)
     mutated: list = field(default_factory=list)  # names of arguments changed in place
+    unusable: str = ""        # set when the value could not be brought back: what it was, e.g. "a generator"
+    used: list = field(default_factory=list)     # forbidden functions the call ran (attnlib's own), by name
+    tampered: str = ""        # what the call switched off in the grader's watch, if anything
 
 
-@contextlib.contextmanager
-def _time_limit(seconds):
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise _TimeUp()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
+# ----------------------------------------------------------------------------
+# one call, wherever it runs
 
 def _learner_line(tb):
     """The last traceback frame outside attnlib.checks: where the learner's code failed."""
@@ -75,32 +86,293 @@ def _same_input(a, b):
     return a == b
 
 
-def call(fn, args, kwargs, names, time_limit):
-    """Call fn(*args, **kwargs) on copies; return an Outcome. `names` label args for mutation reports."""
+def _short(text):
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"... ({len(text):,} characters)"
+
+
+def _watch(forbidden):
+    """A profile hook recording calls into the forbidden code objects (ids), and the list it fills."""
+    used = []
+
+    def hook(frame, event, arg):
+        if event == "call" and id(frame.f_code) in forbidden:
+            used.append(frame.f_code.co_name)
+    return hook, used
+
+
+def _one(fn, args, kwargs, names, forbidden):
+    """Call fn(*args, **kwargs) on copies, here and now; return an Outcome."""
     given = [_snapshot(a) for a in args]
     given_kw = {k: _snapshot(v) for k, v in kwargs.items()}
     saved = [_snapshot(a) for a in args]
     saved_kw = {k: _snapshot(v) for k, v in kwargs.items()}
     out, printed = io.StringIO(), io.StringIO()
     outcome = Outcome("ok")
+    hook, used = _watch(forbidden)
+    before = sys.getprofile(), threading.getprofile()
     with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
         warnings.simplefilter("always")
         try:
-            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(out), _time_limit(time_limit):
-                outcome.value = fn(*given, **given_kw)
-        except _TimeUp:
-            outcome = Outcome("timeout")
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(out):
+                threading.setprofile(hook)
+                sys.setprofile(hook)
+                try:
+                    outcome.value = fn(*given, **given_kw)
+                finally:
+                    if sys.getprofile() is not hook:
+                        outcome.tampered = "sys.setprofile"
+                    sys.setprofile(before[0])
+                    threading.setprofile(before[1])
         except NotImplementedError as exc:
-            outcome = Outcome("not-implemented", error=f"NotImplementedError: {exc}")
-        except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            outcome = Outcome("error", error=f"{type(exc).__name__}: {exc}", where=_learner_line(exc.__traceback__))
-    outcome.printed = printed.getvalue() + out.getvalue()
-    outcome.warned = sorted({str(w.message) for w in caught})
+            outcome = Outcome("not-implemented", error=_short(f"NotImplementedError: {exc}"))
+        except BaseException as exc:  # noqa: BLE001 - learner code may raise anything, even SystemExit
+            outcome = Outcome("error", error=_short(f"{type(exc).__name__}: {_text(exc)}"),
+                              where=_learner_line(exc.__traceback__))
+    outcome.used = sorted(set(used))
+    outcome.printed = _short(printed.getvalue() + out.getvalue())
+    outcome.warned = sorted({_short(str(w.message)) for w in caught})
     outcome.mutated = [n for n, a, b in zip(names, saved, given) if not _same_input(a, b)]
     outcome.mutated += [k for k in saved_kw if not _same_input(saved_kw[k], given_kw[k])]
     return outcome
+
+
+def _text(exc):
+    try:
+        return str(exc)
+    except BaseException:  # noqa: BLE001 - a learner's exception may fail to print itself
+        return "(its message could not be shown)"
+
+
+def _run_all(fn, calls, forbidden, send):
+    """Run every call in order, handing each Outcome to send(); stop after a not-implemented first call."""
+    for args, kwargs, names in calls:
+        outcome = _one(fn, args, kwargs, names, forbidden)
+        send(outcome)
+        if outcome.kind == "not-implemented":
+            return
+
+
+# ----------------------------------------------------------------------------
+# bringing values back: only plain numbers, strings and numeric arrays cross the pipe
+
+_SAFE_KINDS = "biufcSU"
+
+
+def _kind(x):
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    return "None" if x is None else f"a {type(x).__name__}"
+
+
+class _Unusable(Exception):
+    """A returned value that cannot (or should not) be sent back; its message says what it was."""
+
+
+def _portable(x, depth=0):
+    """x made of plain Python and numpy values only, or _Unusable naming what it was."""
+    if x is None or type(x) in (bool, int, float, complex):
+        return x
+    if type(x) is str:
+        return _short(x)
+    if isinstance(x, np.generic) and x.dtype.kind in _SAFE_KINDS:
+        return x
+    if isinstance(x, np.ndarray):
+        if x.size > MAX_ENTRIES:
+            raise _Unusable(f"an array of shape {x.shape} ({x.size:,} entries), far too large")
+        if x.dtype.kind in _SAFE_KINDS:
+            return np.array(x)  # a plain ndarray (not a subclass) that owns its data
+        if x.dtype.kind == "O" and depth == 0 and x.size <= 10**4:
+            out = np.empty(x.shape, dtype=object)
+            for i, v in enumerate(x.flat):
+                out.flat[i] = _portable(v, 1)
+            return out
+        raise _Unusable(_kind(x))
+    if type(x) in (tuple, list) and depth < 3 and len(x) <= 100:
+        return type(x)(_portable(v, depth + 1) for v in x)
+    raise _Unusable(_kind(x))
+
+
+def _checked(outcome):
+    """The outcome with its value made portable, or replaced by a description (Outcome.unusable)."""
+    try:
+        outcome.value = _portable(outcome.value)
+    except _Unusable as exc:
+        outcome.value, outcome.unusable = None, str(exc)
+    return outcome
+
+
+def _message(outcome):
+    return pickle.dumps(dict(vars(_checked(outcome))), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_SAFE_GLOBALS = {("numpy", "dtype"), ("numpy", "ndarray"), ("builtins", "complex")} | {
+    (f"numpy.{core}.{module}", name) for core in ("core", "_core")
+    for module, name in (("numeric", "_frombuffer"), ("multiarray", "_reconstruct"), ("multiarray", "scalar"))}
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """Unpickles the child's messages, refusing anything but numpy arrays and scalars: no code runs."""
+
+    def find_class(self, module, name):
+        if (module, name) not in _SAFE_GLOBALS:
+            raise pickle.UnpicklingError(f"refused {module}.{name}")
+        return super().find_class(module, name)
+
+
+def _outcome(data):
+    try:
+        return Outcome(**_SafeUnpickler(io.BytesIO(data)).load())
+    except Exception as exc:  # noqa: BLE001 - whatever the child sent, the grader goes on
+        return Outcome("error", error=f"the result could not be read back ({type(exc).__name__})")
+
+
+# ----------------------------------------------------------------------------
+# in a forked child (POSIX)
+
+_HEADER = struct.Struct("!Q")
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _child(fn, calls, forbidden, fd):
+    """In the child: no Ctrl-C, no terminal output, one BLAS thread, bounded memory; then run and report."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    faulthandler.disable()  # a crash in the learner's code is reported as "crashed", not dumped on the terminal
+    null = os.open(os.devnull, os.O_RDWR)
+    for std in (0, 1, 2):
+        os.dup2(null, std)
+    if resource is not None and os.path.exists("/proc/self/statm"):
+        with open("/proc/self/statm") as f:
+            size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = size + MEMORY if hard == resource.RLIM_INFINITY else min(size + MEMORY, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    limits = threadpool_limits(1) if threadpool_limits is not None else contextlib.nullcontext()
+    with limits:
+        _run_all(fn, calls, forbidden, lambda o: _write_all(fd, _HEADER.pack(len(m := _message(o))) + m))
+
+
+def _died(status):
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals.__members__.values() else str(sig)
+        extra = " (often: out of memory)" if sig == signal.SIGKILL else ""
+        return f"the process running your function was killed by {name}{extra}"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return f"the process running your function exited with status {code} (os._exit?) before returning"
+
+
+def _kill(pid):
+    """SIGKILL the child and whatever it started (its own process group), then reap it."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):
+        with contextlib.suppress(OSError):
+            kill(target, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+def _in_child(fn, calls, time_limit, forbidden):
+    r, w = os.pipe()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.12+ warns when forking with threads
+            pid = os.fork()
+    except OSError:  # no process to spare: run on a thread instead
+        os.close(r)
+        os.close(w)
+        return _on_thread(fn, calls, time_limit, forbidden)
+    if pid == 0:  # the child never returns into the grader
+        status = 0
+        try:
+            os.close(r)
+            os.setpgid(0, 0)
+            _child(fn, calls, forbidden, w)
+        except BaseException:  # noqa: BLE001 - whatever happens, leave through os._exit
+            status = 70
+        finally:
+            os._exit(status)
+    os.close(w)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)
+    outcomes, buf, reaped = [], bytearray(), False
+    try:
+        deadline = time.monotonic() + time_limit if time_limit else None
+        while len(outcomes) < len(calls):
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([r], [], [], wait)[0]:
+                outcomes.append(Outcome("timeout"))
+                break
+            chunk = os.read(r, 1 << 20)
+            if not chunk:  # the child is gone before sending every outcome
+                status, reaped = os.waitpid(pid, 0)[1], True
+                outcomes.append(Outcome("crashed", error=_died(status)))
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)  # anything it left behind
+                break
+            buf += chunk
+            while len(buf) >= _HEADER.size and len(buf) >= _HEADER.size + _HEADER.unpack_from(buf)[0]:
+                n = _HEADER.unpack_from(buf)[0]
+                outcomes.append(_outcome(bytes(buf[_HEADER.size:_HEADER.size + n])))
+                del buf[:_HEADER.size + n]
+                deadline = time.monotonic() + time_limit if time_limit else None
+            if outcomes and outcomes[-1].kind == "not-implemented":
+                break
+    finally:  # done, timed out or interrupted: the child goes, whatever it is doing
+        os.close(r)
+        if not reaped:
+            _kill(pid)
+    return outcomes
+
+
+# ----------------------------------------------------------------------------
+# on a watchdog thread (no fork)
+
+def _on_thread(fn, calls, time_limit, forbidden):
+    outcomes = []
+    done = threading.Event()
+    stdout, stderr = sys.stdout, sys.stderr
+
+    def run():
+        try:
+            _run_all(fn, calls, forbidden, lambda o: outcomes.append(_checked(o)))
+        finally:
+            done.set()
+
+    with warnings.catch_warnings():
+        worker = threading.Thread(target=run, name="attnlib-check", daemon=True)
+        worker.start()
+        while not done.is_set():
+            before = len(outcomes)
+            if not done.wait(time_limit or None) and len(outcomes) == before:
+                outcomes = outcomes[:before] + [Outcome("timeout")]  # abandoned: it runs on, unheard
+                break
+    sys.stdout, sys.stderr = stdout, stderr
+    return list(outcomes)
+
+
+# ----------------------------------------------------------------------------
+# the entry points
+
+def can_fork():
+    return hasattr(os, "fork") and os.environ.get("ATTNLIB_NO_FORK", "").strip().lower() not in ("1", "true", "yes")
+
+
+def call_many(fn, calls, time_limit, forbidden=frozenset()):
+    """Run fn on each (args, kwargs, names) in `calls`, each under `time_limit` seconds (None: no limit).
+
+    Returns one Outcome per call, in order; the list stops early after a call that timed out, crashed
+    or was not implemented. `forbidden` holds ids of code objects the calls must not run (Outcome.used).
+    """
+    runner = _in_child if can_fork() else _on_thread
+    return runner(fn, list(calls), time_limit, frozenset(forbidden))
+
+
+def call(fn, args, kwargs, names, time_limit, forbidden=frozenset()):
+    """Call fn(*args, **kwargs) once, isolated as call_many does; return its Outcome."""
+    return call_many(fn, [(args, kwargs, names)], time_limit, forbidden)[0]
 
 
 def quiet(fn, *args, **kwargs):
@@ -114,28 +386,46 @@ def quiet(fn, *args, **kwargs):
 
 
 # ----------------------------------------------------------------------------
-# comparison
+# comparison, with numpy's functions captured at import so that patching numpy cannot change a verdict
 
-RTOL, ATOL = 1e-5, 1e-7  # loose enough for float32 arithmetic, tight enough for every catalogued mistake
+RTOL, ATOL = 1e-5, 1e-5  # ATOL is relative to the largest expected entry: float32 arithmetic passes, mistakes fail
+FRESH_TOL = 1e-3  # for the fresh random probes, which only guard against memorised outputs (see grade.py)
+_ndarray, _generic, _integer, _asarray, _errstate = np.ndarray, np.generic, np.integer, np.asarray, np.errstate
+_abs, _isfinite, _isnan, _str_ = np.abs, np.isfinite, np.isnan, np.str_
 
 
 def is_number_array(x):
-    return isinstance(x, (np.ndarray, np.generic)) and np.asarray(x).dtype.kind in "fiu"
+    return isinstance(x, (_ndarray, _generic)) and _asarray(x).dtype.kind in "fiu"
 
 
-def close(got, expected):
-    """True when got matches expected: same structure and shape, values within tolerance (NaN == NaN)."""
+def words(x):
+    """x as a list of str when it is a sequence of words (list, tuple or 1-D array of strings), else None."""
+    if isinstance(x, _ndarray):
+        return [str(w) for w in x] if x.ndim == 1 and x.dtype.kind in "US" else None
+    if isinstance(x, (list, tuple)) and all(isinstance(w, (str, _str_)) for w in x):
+        return [str(w) for w in x]
+    return None
+
+
+def close(got, expected, tol=None):
+    """True when got matches expected: same structure and shape, values within tolerance (NaN == NaN).
+    An expected list of words needs the same words in the same order (a list, tuple or array of strings).
+    `tol` replaces both RTOL and ATOL."""
+    if isinstance(expected, list):
+        return words(got) is not None and words(got) == words(expected)
     if isinstance(expected, tuple):
         return isinstance(got, (tuple, list)) and len(got) == len(expected) and \
-            all(close(g, e) for g, e in zip(got, expected))
-    if isinstance(expected, (int, np.integer)) and not isinstance(expected, bool):
-        return isinstance(got, (int, np.integer)) and not isinstance(got, bool) and int(got) == int(expected)
+            all(close(g, e, tol) for g, e in zip(got, expected))
+    if isinstance(expected, (int, _integer)) and not isinstance(expected, bool):
+        return isinstance(got, (int, _integer)) and not isinstance(got, bool) and int(got) == int(expected)
     if got is None or not is_number_array(got):
         return False
-    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    got, expected = _asarray(got, dtype=float), _asarray(expected, dtype=float)
     if got.shape != expected.shape:
         return False
-    finite = expected[np.isfinite(expected)]
-    atol = ATOL * max(1.0, float(np.abs(finite).max()) if finite.size else 1.0)
-    with np.errstate(all="ignore"):
-        return bool(np.allclose(got, expected, rtol=RTOL, atol=atol, equal_nan=True))
+    rtol, atol = (RTOL, ATOL) if tol is None else (tol, tol)
+    finite = expected[_isfinite(expected)]
+    atol = atol * max(1.0, float(_abs(finite).max()) if finite.size else 1.0)
+    with _errstate(all="ignore"):
+        near = _isfinite(got) & _isfinite(expected) & (_abs(got - expected) <= atol + rtol * _abs(expected))
+        return bool((near | (got == expected) | (_isnan(got) & _isnan(expected))).all())  # ±inf only equal

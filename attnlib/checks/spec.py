@@ -1,9 +1,7 @@
-"""What an exercise check is made of: probes, a reference, known-wrong variants, hints."""
-from dataclasses import dataclass, field
+"""What an exercise check is made of: probes to call the learner's function on, and the Exercise record."""
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-
-WORDS = "the cat sat on the mat and then it slept all day".split()
 
 
 @dataclass
@@ -14,13 +12,51 @@ class Probe:
     names: tuple = ()        # argument names, for messages
     rows: list = None        # row labels of the expected output (tokens)
     cols: list = None        # column labels
+    seed: int = None         # set on a fresh copy: the seed its arrays were redrawn from
 
     def describe(self):
-        parts = []
-        for name, a in zip(self.names, self.args):
-            parts.append(f"{name} {_shape(a)}")
+        parts = [f"{name} {_shape(a)}" for name, a in zip(self.names, self.args)]
         parts += [f"{k}={v!r}" for k, v in self.kwargs.items()]
-        return ", ".join(parts)
+        fresh = f" [fresh random values, seed {self.seed}]" if self.seed is not None else ""
+        return ", ".join(parts) + fresh
+
+    def fresh(self, seed):
+        """A copy whose float arrays are redrawn near the originals (same shapes, scale and ±inf entries),
+        so that memorised outputs for the fixed probes fail. None when the probe holds no float array."""
+        if not _has_floats((self.args, self.kwargs)):
+            return None
+        rng = np.random.default_rng(seed)
+        args = tuple(_redraw(a, rng) for a in self.args)
+        kwargs = {k: _redraw(v, rng) for k, v in self.kwargs.items()}
+        return replace(self, args=args, kwargs=kwargs, seed=seed)
+
+
+def _redraw(a, rng):
+    """Float arrays (also inside dicts, lists and tuples) moved by noise of half their spread; the rest as is.
+    An array of probabilities (rows of non-negative entries summing to 1, e.g. softmax weights) stays one."""
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size:
+        if a.ndim and np.all(a >= 0) and np.allclose(a.sum(axis=-1), 1.0):
+            P = a * np.exp(rng.normal(0.0, 0.5, a.shape))
+            return (P / P.sum(axis=-1, keepdims=True)).astype(a.dtype)
+        finite = np.isfinite(a)
+        spread = a[finite].std() if finite.any() else 0.0
+        spread = spread or (np.abs(a[finite]).max() if finite.any() else 0.0) or 1.0
+        return np.where(finite, a + rng.normal(0.0, 0.5 * spread, a.shape), a).astype(a.dtype)
+    if isinstance(a, dict):
+        return {k: _redraw(v, rng) for k, v in a.items()}
+    if isinstance(a, (list, tuple)):
+        return type(a)(_redraw(v, rng) for v in a)
+    return a
+
+
+def _has_floats(a):
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind == "f" and a.size > 0
+    if isinstance(a, dict):
+        return any(_has_floats(v) for v in a.values())
+    if isinstance(a, (list, tuple)):
+        return any(_has_floats(v) for v in a)
+    return False
 
 
 def _shape(a):
@@ -33,26 +69,18 @@ def _shape(a):
     return f"= {a!r}"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Exercise:
-    name: str
-    signature: str
+    """One graded exercise: the learner's function must agree with `reference` on every probe.
+
+    `mistakes` lists (diagnosis id, wrong function), most specific first: a learner
+    whose outputs agree with a wrong function on every probe gets that id.
+    """
+    name: str                # the exercise name, as in check(name, fn)
     reference: object        # callable giving the expected output
-    probes: list
-    wrong: list              # [(diagnosis id, callable)], most specific first
-    verified: str            # one-line summary shown on a pass
-    hint1: str
-    hint2: str
+    probes: list             # [Probe]
+    mistakes: list           # [(diagnosis id from DIAGNOSES, callable with the exercise's signature)]
+    verified: str            # one line shown on a pass: what the probes covered
+    hint1: str               # the concept
+    hint2: str               # a nudge: a shape, an axis or a line, no solving code
     formula: str             # the equation, shown with the expected values
-
-
-def rand(seed, *shape, scale=1.0):
-    return np.random.default_rng(seed).normal(0.0, scale, shape)
-
-
-def tokens(n, offset=0):
-    return WORDS[offset:offset + n]
-
-
-def features(d, prefix="d"):
-    return [f"{prefix}{j}" for j in range(d)]

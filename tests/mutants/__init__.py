@@ -3,13 +3,14 @@
 WRONG[name] is a list of (expected diagnosis id, function): every one must be
 rejected, and the catalogued kinds must get exactly that id (None means "no
 known mistake"; the check must still reject it). RIGHT[name] lists legitimate
-variants (einsum, loops, mask-then-renormalise, float32 arithmetic) that must
-pass. They are written independently of attnlib.checks, as a learner would.
+variants (einsum, loops, mask-then-renormalise, float32 arithmetic wherever no
+probe stresses precision) that must pass. They are written independently of
+attnlib.checks, as a learner would.
 """
-from . import basics, masking, modules, generation
+from . import basics, generation, masking, modules, positions, trained_attention
 
 WRONG, RIGHT = {}, {}
-for _module in (basics, masking, modules, generation):
+for _module in (basics, masking, positions, modules, trained_attention, generation):
     for _name, _items in _module.WRONG.items():
         WRONG.setdefault(_name, []).extend(_items)
     for _name, _items in _module.RIGHT.items():

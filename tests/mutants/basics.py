@@ -188,11 +188,11 @@ def sim_float32(Q, K):
 
 
 WRONG = {
-    "project": [("weights-transposed", project_w_times_x), ("wrong-shape", project_elementwise)],
+    "project": [("weights-transposed", project_w_times_x), ("sum-wrong-axis", project_elementwise)],
     "project_rows": [("weights-transposed", rows_transposed_weights), ("output-transposed", rows_output_transposed),
-                     ("wrong-shape", rows_first_only)],
+                     ("only-one-row", rows_first_only)],
     "values": [("tokens-deduplicated", values_unique), ("rows-from-table-not-tokens", values_from_table),
-               ("wrong-shape", values_returns_X)],
+               ("projection-missing", values_returns_X)],
     "uniform_causal_weights": [("mask-hides-past", ucw_upper), ("weights-not-normalised", ucw_unnormalised),
                                ("normalised-by-n", ucw_divide_by_n)],
     "causal_average": [("average-over-all-rows", avg_all_rows), ("weights-not-normalised", avg_cumsum_only),

@@ -1,4 +1,4 @@
-"""Notebooks 09-11: next_token_logits, softmax_backward, cross_attention, attend_step, cache_step, kv_cache_bytes."""
+"""Notebooks 11, 13, 14: next_token_logits, softmax_backward, cross_attention, the KV cache exercises."""
 import numpy as np
 
 
@@ -67,8 +67,18 @@ def smb_einsum(A, dA):
 
 
 def smb_float32(A, dA):
-    A, dA = A.astype(np.float32), dA.astype(np.float32)
+    A, dA = A.astype(np.float32), dA.astype(np.float32)  # a dA around 10,000 keeps three decimals
     return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+
+
+def smb_loops(A, dA):
+    dS = np.zeros_like(A)
+    for idx in np.ndindex(A.shape[:-1]):
+        a, g = A[idx], dA[idx]
+        weighted = sum(a[k] * g[k] for k in range(len(a)))
+        for j in range(len(a)):
+            dS[idx + (j,)] = a[j] * (g[j] - weighted)
+    return dS
 
 
 # cross_attention ------------------------------------------------------------
@@ -230,7 +240,8 @@ WRONG = {
     "next_token_logits": [("first-row-not-last", ntl_first), ("logits-for-every-row", ntl_all),
                           ("softmax-applied-to-logits", ntl_probs)],
     "softmax_backward": [("softmax-backward-diagonal-only", smb_diag), ("softmax-backward-sum-wrong-axis", smb_axis0),
-                         ("softmax-backward-missing-a-factor", smb_no_a), ("softmax-backward-sign", smb_sign)],
+                         ("softmax-backward-missing-a-factor", smb_no_a), ("softmax-backward-sign", smb_sign),
+                         ("precision-loss", smb_float32)],
     "cross_attention": [("mask-applied", cross_masked), ("kv-from-wrong-sequence", cross_self),
                         ("sources-swapped", cross_swapped), (None, cross_keys_from_z_values_from_x)],
     "attend_step": [("scale-missing", step_no_scale), ("scale-applied-twice", step_scaled_twice),
@@ -238,11 +249,11 @@ WRONG = {
     "cache_step": [("cache-not-appended", cache_forgets), ("cache-not-appended", cache_after),
                    ("cache-prepended", cache_front), ("scale-applied-twice", cache_twice)],
     "kv_cache_bytes": [("kv-cache-missing-factor-2", kv_no_two), ("kv-cache-ignores-batch", kv_no_batch),
-                       ("kv-cache-bits-not-bytes", kv_bits), ("wrong-type", kv_float)],
+                       ("kv-cache-bits-not-bytes", kv_bits), ("returns-float", kv_float)],
 }
 RIGHT = {
     "next_token_logits": [ntl_plain, ntl_einsum, ntl_float32],
-    "softmax_backward": [smb_jacobian, smb_einsum, smb_float32],
+    "softmax_backward": [smb_jacobian, smb_einsum, smb_loops],
     "cross_attention": [cross_plain, cross_einsum, cross_float32],
     "attend_step": [step_full_attention, step_loop, step_float32],
     "cache_step": [cache_plain, cache_append, cache_list],

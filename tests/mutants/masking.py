@@ -263,7 +263,7 @@ WRONG = {
     "softmax": [("softmax-no-max-subtraction", sm_no_max), ("softmax-wrong-axis", sm_axis0),
                 ("softmax-whole-matrix", sm_whole), ("softmax-ignores-axis", sm_ignores_axis),
                 ("softmax-not-normalised", sm_no_division), ("mutates-input", sm_inplace),
-                ("raised-error", sm_max_no_keepdims)],
+                ("keepdims-missing", sm_max_no_keepdims)],
     "attention_weights": [("scale-missing", aw_no_scale), ("scale-by-d", aw_scale_by_d),
                           ("mask-after-softmax", aw_mask_after), ("mask-value-zero", aw_mask_zero),
                           ("mask-multiplied", aw_mask_multiplied), ("mask-hides-diagonal", aw_hides_diagonal),

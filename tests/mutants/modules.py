@@ -1,4 +1,4 @@
-"""Notebooks 07-08: attention, self_attention, multi_head_attention, layer_norm, gelu, transformer_block."""
+"""Notebooks 07, 09 and 10: attention, self_attention, multi_head_attention, layer_norm, gelu, transformer_block."""
 import numpy as np
 
 
@@ -136,8 +136,8 @@ def mha_reshape_mixes(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
 
 def mha_reversed(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     d = Wq.shape[1] // n_heads
-    heads = [_weights(X @ Wq[:, h * d:(h + 1) * d], X @ Wk[:, h * d:(h + 1) * d], causal) @ (X @ Wv[:, h * d:(h + 1) * d])
-             for h in range(n_heads)]
+    cols = [slice(h * d, (h + 1) * d) for h in range(n_heads)]
+    heads = [_weights(X @ Wq[:, c], X @ Wk[:, c], causal) @ (X @ Wv[:, c]) for c in cols]
     return np.concatenate(heads[::-1], axis=1) @ Wo
 
 
@@ -229,10 +229,33 @@ def ln_einsum(X, g, b, eps=1e-5):
 
 
 def ln_float32(X, g, b, eps=1e-5):
-    X = X.astype(np.float32)
+    X = X.astype(np.float32)  # rows around ten million keep only a few digits after the point
     mu = X.mean(axis=-1, keepdims=True)
     var = ((X - mu) ** 2).mean(axis=-1, keepdims=True)
     return (X - mu) / np.sqrt(var + np.float32(eps)) * g.astype(np.float32) + b.astype(np.float32)
+
+
+def ln_moments(X, g, b, eps=1e-5):
+    mu = X.mean(axis=1, keepdims=True)
+    var = (X * X).mean(axis=1, keepdims=True) - mu * mu  # E[x^2] - E[x]^2: two huge, nearly equal numbers
+    return (X - mu) / np.sqrt(var + eps) * g + b
+
+
+def ln_std(X, g, b, eps=1e-5):
+    Xc = X - X.mean(axis=1, keepdims=True)
+    sigma = np.std(Xc, axis=1, keepdims=True)
+    return g * (Xc / np.sqrt(sigma ** 2 + eps)) + b
+
+
+def ln_two_pass_loop(X, g, b, eps=1e-5):
+    out = np.empty_like(X)
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        mu = np.sum(X[i]) / d
+        centred = X[i] - mu
+        var = np.dot(centred, centred) / d  # centre first, then square: no cancellation
+        out[i] = g * centred / np.sqrt(var + eps) + b
+    return out
 
 
 def gelu_erf(X):
@@ -339,7 +362,8 @@ WRONG = {
                              ("heads-ignored", mha_one_head)],
     "layer_norm": [("layer-norm-eps-outside-sqrt", ln_eps_outside), ("layer-norm-unbiased-variance", ln_unbiased),
                    ("layer-norm-wrong-axis", ln_columns), ("layer-norm-eps-ignored", ln_hardcoded_eps),
-                   ("layer-norm-gain-bias-swapped", ln_swapped)],
+                   ("layer-norm-gain-bias-swapped", ln_swapped), ("precision-loss", ln_float32),
+                   ("variance-cancellation", ln_moments)],
     "gelu": [("gelu-exact-erf", gelu_erf), ("gelu-sigmoid-approx", gelu_sigmoid), ("gelu-relu", gelu_relu),
              ("gelu-missing-half", gelu_no_half)],
     "transformer_block": [("residual-missing", block_no_residual), ("residual-missing", block_no_mlp_residual),
@@ -350,7 +374,7 @@ RIGHT = {
     "attention": [att_einsum, att_loops, att_normalise_after, att_float32],
     "self_attention": [sa_plain, sa_einsum, sa_float32],
     "multi_head_attention": [mha_slices, mha_einsum, mha_float32],
-    "layer_norm": [ln_loops, ln_einsum, ln_float32],
+    "layer_norm": [ln_loops, ln_einsum, ln_std, ln_two_pass_loop],
     "gelu": [gelu_plain, gelu_loop, gelu_float32],
     "transformer_block": [block_plain, block_einsum, block_float32],
 }

@@ -1,0 +1,280 @@
+"""Lesson 10, the block: layer_norm, gelu and transformer_block."""
+from math import erf, sqrt
+
+import numpy as np
+
+import attnlib as al
+from .probes import features, rand, tokens
+from .properties import causality, failing, intermediates, large_offset, precision, shift_invariance
+from .spec import Exercise, Probe
+
+
+# layer_norm(X, g, b, eps=1e-5) -----------------------------------------------------------------------------------
+
+def eps_outside_sqrt(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
+    return (X - mu) / (np.sqrt(var) + eps) * g + b
+
+
+def unbiased_variance(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True, ddof=1)
+    return (X - mu) / np.sqrt(var + eps) * g + b
+
+
+def over_columns(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=0, keepdims=True), X.var(axis=0, keepdims=True)
+    return (X - mu) / np.sqrt(var + eps) * g + b
+
+
+def fixed_eps(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
+    return (X - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def gain_bias_swapped(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
+    return (X - mu) / np.sqrt(var + eps) * b + g
+
+
+def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
+    """Rows of the given spread around random row offsets, all moved by `shift` (a large one tests precision)."""
+    X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1, scale=offset) + shift
+    return Probe((X, rand(seed + 2, d) + 1.0, rand(seed + 3, d)), kw, names=("X", "g", "b"),
+                 rows=tokens(n), cols=features(d))
+
+
+# gelu(X) ---------------------------------------------------------------------------------------------------------
+
+def exact_erf(X):
+    return 0.5 * X * (1.0 + np.vectorize(erf)(X / sqrt(2.0)))
+
+
+def sigmoid_approximation(X):
+    return X / (1.0 + np.exp(-1.702 * X))
+
+
+def missing_half(X):
+    return X * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3)))
+
+
+def relu(X):
+    return np.maximum(X, 0.0)
+
+
+# transformer_block(X, p, n_heads, causal=True) -------------------------------------------------------------------
+
+def _attend(H, p, n_heads, causal):
+    return al.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
+
+
+def _mlp(H, p, act=al.gelu):
+    return act(H @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+
+
+def _ln(H, p, which):
+    return al.layer_norm(H, p[f"{which}_g"], p[f"{which}_b"])
+
+
+def no_attention_residual(X, p, n_heads, causal=True):
+    Y = _attend(_ln(X, p, "ln1"), p, n_heads, causal)
+    return Y + _mlp(_ln(Y, p, "ln2"), p)
+
+
+def no_mlp_residual(X, p, n_heads, causal=True):
+    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
+    return _mlp(_ln(Y, p, "ln2"), p)
+
+
+def no_residuals(X, p, n_heads, causal=True):
+    Y = _attend(_ln(X, p, "ln1"), p, n_heads, causal)
+    return _mlp(_ln(Y, p, "ln2"), p)
+
+
+def post_ln(X, p, n_heads, causal=True):
+    Y = _ln(X + _attend(X, p, n_heads, causal), p, "ln1")
+    return _ln(Y + _mlp(Y, p), p, "ln2")
+
+
+def ln1_reused(X, p, n_heads, causal=True):
+    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
+    return Y + _mlp(_ln(Y, p, "ln1"), p)
+
+
+def mlp_without_gelu(X, p, n_heads, causal=True):
+    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
+    return Y + _mlp(_ln(Y, p, "ln2"), p, act=lambda Z: Z)
+
+
+def block_with_one_head(X, p, n_heads, causal=True):
+    Y = X + _attend(_ln(X, p, "ln1"), p, 1, causal)
+    return Y + _mlp(_ln(Y, p, "ln2"), p)
+
+
+def _block_params(seed, d, d_ff):
+    shapes = {"ln1_g": (d,), "ln1_b": (d,), "Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d),
+              "ln2_g": (d,), "ln2_b": (d,), "W1": (d, d_ff), "b1": (d_ff,), "W2": (d_ff, d), "b2": (d,)}
+    p = {k: rand(seed + i, *s, scale=0.5) for i, (k, s) in enumerate(shapes.items())}
+    p["ln1_g"] += 1.0
+    p["ln2_g"] += 1.0
+    return p
+
+
+def _block_probe(seed, n, d, n_heads, **kw):
+    return Probe((rand(seed, n, d), _block_params(seed + 1, d, 4 * d), n_heads), kw,
+                 names=("X", "p", "n_heads"), rows=tokens(n), cols=features(d))
+
+
+EXERCISES = [
+    Exercise(
+        name="layer_norm",
+        reference=al.layer_norm,
+        probes=[_ln_probe(300, 4, 6, 2.0), _ln_probe(310, 3, 5, 3e-3, offset=1e-3), _ln_probe(320, 5, 3, 0.5, eps=0.1),
+                _ln_probe(330, 4, 6, 1.0, shift=1e7)],
+        mistakes=[("layer-norm-eps-outside-sqrt", eps_outside_sqrt),
+                  ("layer-norm-unbiased-variance", unbiased_variance),
+                  ("layer-norm-wrong-axis", over_columns),
+                  ("layer-norm-eps-ignored", fixed_eps),
+                  ("layer-norm-gain-bias-swapped", gain_bias_swapped)],
+        verified="row-wise mean 0 / variance 1 then * g + b, including nearly constant rows, eps=0.1 and rows "
+                 "around ten million (float64 precision)",
+        hint1="Work row by row: subtract the row mean, divide by the row standard deviation, "
+              "then scale by g and shift by b.",
+        hint2="Use keepdims=True, the biased variance (np.var's default) "
+              "and put eps inside the root: np.sqrt(var + eps).",
+        formula="y = (x - mean(x)) / sqrt(var(x) + eps) * g + b",
+    ),
+    Exercise(
+        name="gelu",
+        reference=al.gelu,
+        probes=[Probe((np.linspace(-4.0, 4.0, 9),), names=("X",), cols=[f"{v:g}" for v in np.linspace(-4, 4, 9)]),
+                Probe((rand(330, 4, 6, scale=2.0),), names=("X",), rows=tokens(4), cols=features(6))],
+        mistakes=[("gelu-exact-erf", exact_erf),
+                  ("gelu-sigmoid-approx", sigmoid_approximation),
+                  ("gelu-missing-half", missing_half),
+                  ("gelu-relu", relu)],
+        verified="the tanh-approximate GELU, elementwise, on a line of values and a matrix",
+        hint1="GELU(x) = x · Φ(x): it lets large positive values through, blocks large negative ones, "
+              "and is smooth near 0.",
+        hint2="GPT-2's formula: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))).",
+        formula="gelu(x) = 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))",
+    ),
+    Exercise(
+        name="transformer_block",
+        reference=al.transformer_block,
+        probes=[_block_probe(400, 5, 6, 2), _block_probe(430, 4, 6, 3, causal=False), _block_probe(460, 3, 4, 2)],
+        mistakes=[("residual-missing", no_attention_residual),
+                  ("post-ln", post_ln),
+                  ("layer-norm-reused", ln1_reused),
+                  ("mlp-missing-gelu", mlp_without_gelu),
+                  ("heads-ignored", block_with_one_head),
+                  ("residual-missing", no_mlp_residual),
+                  ("residual-missing", no_residuals)],
+        verified="pre-LN attention and MLP sub-layers, each added back to its input, for 2 and 3 heads",
+        hint1="Two sub-layers, each wrapped the same way: normalise the input, run the sub-layer, "
+              "add the result to the input.",
+        hint2="Y = X + multi_head_attention(layer_norm(X, ln1_g, ln1_b), ...); "
+              "out = Y + mlp(layer_norm(Y, ln2_g, ln2_b)).",
+        formula="Y = X + MHA(LN1(X)); out = Y + gelu(LN2(Y) W1 + b1) W2 + b2",
+    ),
+]
+
+
+# property findings (properties.py) -------------------------------------------------------------------------------
+
+def _ln_intermediates(X, g, b, eps=1e-5):
+    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
+    x_hat = (X - mu) / np.sqrt(var + eps)
+    return [("layer-norm-gain-bias-missing", x_hat),
+            ("layer-norm-eps-ignored", (X - mu) / np.sqrt(var) * g + b),
+            ("layer-norm-divides-by-variance", (X - mu) / (var + eps) * g + b),
+            ("layer-norm-gain-bias-order", (x_hat + b) * g),
+            ("layer-norm-whole-matrix", (X - X.mean()) / np.sqrt(X.var() + eps) * g + b),
+            ("layer-norm-not-centred", X / np.sqrt(var + eps) * g + b)]
+
+
+def _row_offsets(X):
+    return X + 1e7 * np.arange(1, len(X) + 1)[:, None]
+
+
+def gelu_constants(f, seen):
+    """Fit 0.5 x (1 + tanh(a (x + b x^p))) to the learner's values: which constant is off."""
+    x = np.concatenate([np.linspace(-1.5, -0.25, 6), np.linspace(0.25, 1.5, 6)])
+    got = f(x)
+    if not isinstance(got, np.ndarray) or got.shape != x.shape:
+        return None
+    with np.errstate(all="ignore"):
+        gate = got / x
+        if np.allclose(got, al.gelu(x) / x, rtol=1e-6):
+            return "gelu-gate-only", "your values are GELU(x) / x"
+        u = np.arctanh(2.0 * gate - 1.0)
+    if not np.isfinite(u).all():
+        return None
+    for p in (3, 2):
+        M = np.stack([x, x ** p], axis=1)
+        (a, ab), *_ = np.linalg.lstsq(M, u, rcond=None)
+        if np.allclose(M @ [a, ab], u, rtol=1e-6, atol=1e-9):
+            b = ab / a
+            right = (np.isclose(a, np.sqrt(2.0 / np.pi), rtol=1e-4), np.isclose(b, 0.044715, rtol=1e-4), p == 3)
+            if all(right):
+                return None
+            return "gelu-wrong-constant", (f"your values fit 0.5 x (1 + tanh({a:.4g} (x + {b:.4g} x^{p}))); the "
+                                           f"constants should be {np.sqrt(2.0 / np.pi):.4g}, 0.044715 and the power 3")
+    return None
+
+
+def _block_variants(X, p, n_heads, causal=True):
+    """Blocks with their sub-layers wired differently: (id, output)."""
+    def attend(H):
+        return _attend(H, p, n_heads, causal)
+
+    def mlp(H, act=al.gelu):
+        return _mlp(H, p, act)
+    L1 = _ln(X, p, "ln1")
+    A = attend(L1)
+    Y = X + A
+    return [
+        ("parallel-block", X + A + mlp(_ln(X, p, "ln2"))),
+        ("residual-adds-normalised", L1 + A + mlp(_ln(L1 + A, p, "ln2"))),
+        ("residual-adds-normalised", _ln(L1 + A, p, "ln2") + mlp(_ln(L1 + A, p, "ln2"))),
+        ("residual-adds-normalised", Y + _ln(Y, p, "ln2") + mlp(_ln(Y, p, "ln2"))),
+        ("mlp-reads-wrong-input", Y + mlp(_ln(X, p, "ln2"))),
+        ("mlp-reads-wrong-input", Y + mlp(_ln(A, p, "ln2"))),
+        ("layer-norm-missing", X + attend(X) + mlp(_ln(X + attend(X), p, "ln2"))),
+        ("layer-norm-missing", Y + mlp(Y)),
+        ("gelu-misplaced", Y + al.gelu((_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"])),
+        ("activation-not-gelu", Y + mlp(_ln(Y, p, "ln2"), act=lambda Z: np.maximum(Z, 0.0))),
+        ("bias-missing", Y + al.gelu(_ln(Y, p, "ln2") @ p["W1"]) @ p["W2"] + p["b2"]),
+        ("bias-missing", Y + al.gelu(_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"]),
+    ]
+
+
+def output_normalised(f, seen):
+    """Each column of the output is a scaled, shifted copy of the normalised right answer: an extra layer norm."""
+    for _p, got, e in failing(seen):
+        centred = e - e.mean(axis=-1, keepdims=True)
+        x_hat = centred / np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + 1e-5)
+        fits = []
+        for c in range(e.shape[1]):
+            M = np.stack([x_hat[:, c], np.ones(len(e))], axis=1)
+            coef, *_ = np.linalg.lstsq(M, got[:, c], rcond=None)
+            fits.append(np.allclose(M @ coef, got[:, c], rtol=1e-6, atol=1e-9))
+        if all(fits) and len(e) > 2:
+            return "extra-layer-norm", "your output is a layer norm of the right one"
+    return None
+
+
+FINDINGS = {
+    "layer_norm": [
+        precision(large_offset(0), ("variance-cancellation", "only the probe whose rows sit around ten million fails, "
+                                    "and your other results agree to float64 precision: the variance lost its digits")),
+        shift_invariance(0, _row_offsets, "variance-cancellation",
+                         "adding a large constant to each row changed your result; layer norm must not change"),
+        intermediates(_ln_intermediates),
+    ],
+    "gelu": [gelu_constants],
+    "transformer_block": [
+        intermediates(_block_variants),
+        output_normalised,
+        causality((rand(470, 5, 6), _block_params(471, 6, 24), 2), {"causal": False}, [0]),
+    ],
+}

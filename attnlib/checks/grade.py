@@ -1,0 +1,251 @@
+"""The grading engine: run the learner's function on an exercise's probes, compare, name the mistake."""
+import os
+from dataclasses import replace
+
+import numpy as np
+
+from . import guard
+from .properties import GENERAL, Ask, first_finding
+from .registry import EXERCISES, LESSON_MODULES, NAMES
+from .report import Report, problems
+from .runner import FRESH_TOL, call_many, close, quiet, words
+
+TIME_LIMIT = 5.0  # seconds per call
+
+
+class CheckFailed(AssertionError):
+    """A check did not pass. `.diagnosis` names the recognised mistake (or None); `.report` is the Report."""
+
+    def __init__(self, message, diagnosis=None, report=None, shown=False):
+        super().__init__(message)
+        self.diagnosis = diagnosis
+        self.report = report
+        self._shown = shown
+
+    def _render_traceback_(self):
+        # IPython calls this instead of printing a long traceback; the report is already on screen.
+        if self._shown:
+            return [f"CheckFailed: {self.report.name} did not pass (diagnosis: {self.diagnosis}); "
+                    "see the report above."]
+        return [f"CheckFailed: {self}"]
+
+
+def hints(name):
+    """(hint 1, hint 2) for an exercise name."""
+    ex = _exercise(name)
+    return ex.hint1, ex.hint2
+
+
+def _exercise(name):
+    if name not in EXERCISES:
+        raise ValueError(f"unknown exercise {name!r}; known: {', '.join(NAMES)}")
+    return EXERCISES[name]
+
+
+def check(name, fn, time_limit=None):
+    """Grade `fn` for exercise `name`. Returns a Report (pass or not attempted) or raises CheckFailed."""
+    ex = _exercise(name)
+    if not callable(fn):
+        report = Report(name, "fail", diagnosis="wrong-type", probe="(none)",
+                        problems=[f"check expects your function itself, got a {type(fn).__name__}"],
+                        hints=(ex.hint1, ex.hint2), formula=ex.formula)
+        _fail(report)
+    if (getattr(fn, "__module__", None) or "").split(".")[0] == "attnlib":
+        report = Report(name, "fail", diagnosis="uses-attnlib", probe="(none)",
+                        problems=[f"{getattr(fn, '__name__', name)} is attnlib's own function, not yours"],
+                        hints=(ex.hint1, ex.hint2), formula=ex.formula)
+        _fail(report)
+    limit = TIME_LIMIT if time_limit is None else time_limit
+    trusted = guard.TRUSTED[name]
+    _refuse_if_modified(name, ex)
+    probes, outcomes = _run(fn, trusted, limit)
+    if outcomes[0].kind == "not-implemented":
+        return _not_attempted(name)
+    _refuse_if_modified(name, ex)  # the watchdog thread runs in this process: look again
+    probes, outcomes, expected = _expected(trusted, probes, outcomes)
+    bad = [i for i, (p, o, e) in enumerate(zip(probes, outcomes, expected))
+           if o.kind != "ok" or o.mutated or not close(o.value, e, None if p.seed is None else FRESH_TOL)]
+    found = _isolation_finding(outcomes, expected)
+    if found:
+        diagnosis, i, problem = found
+        detail = None
+        bad = [i]
+    elif not bad:
+        return Report(name, "pass", summary=f"{ex.verified} ({len(trusted.probes)} probes).")
+    else:
+        diagnosis, detail = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes, expected,
+                                      Ask(lambda calls: call_many(fn, calls, limit, trusted.forbidden)))
+    i = next((k for k in bad if outcomes[k].mutated), bad[0]) if diagnosis == "mutates-input" else bad[0]
+    p, o, e = probes[i], outcomes[i], expected[i]
+    report = Report(name, "fail", diagnosis=diagnosis, probe=f"{i + 1} of {len(probes)}: {name}({p.describe()})",
+                    problems=[problem] if found else problems(o, e, detail), got=None if found else o.value,
+                    expected=e, rows=p.rows, cols=p.cols, hints=(ex.hint1, ex.hint2), formula=ex.formula)
+    if not found and isinstance(e, tuple) and isinstance(o.value, (tuple, list)) and len(o.value) == len(e):
+        j = next((j for j, (g, x) in enumerate(zip(o.value, e)) if not close(g, x)), None)
+        if j is not None:
+            report.got, report.expected = o.value[j], e[j]
+            report.problems.insert(1 if detail else 0, f"output {j} of the returned tuple is wrong")
+    _fail(report)
+
+
+def _run(fn, trusted, limit):
+    """Run fn on the exercise's fixed probes plus a fresh random copy of each, in a separate process
+    (see runner.py). Returns (probes, outcomes); outcomes stop early after a timeout or a crash.
+
+    The fresh copies only guard against outputs memorised for the fixed probes, so they are compared with
+    the looser FRESH_TOL: a random draw can put two huge scores within float32's reach of each other."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    fresh = [p.fresh(seed + k) for k, p in enumerate(trusted.probes)]
+    probes = list(trusted.probes) + [p for p in fresh if p is not None]
+    outcomes = call_many(fn, [(p.args, p.kwargs, p.names) for p in probes], limit, trusted.forbidden)
+    return probes, outcomes
+
+
+def _expected(trusted, probes, outcomes):
+    """The reference's values, computed only now that the learner's calls are done (they never held them).
+    A fresh probe the reference itself refuses is dropped."""
+    expected = [quiet(trusted.reference, *p.args, **p.kwargs) for p in probes[:len(outcomes)]]
+    keep = [i for i, (p, o, e) in enumerate(zip(probes, outcomes, expected))
+            if p.seed is None or e is not None or o.kind in ("timeout", "crashed")]
+    return ([xs[i] for i in keep] for xs in (probes, outcomes, expected))
+
+
+def _isolation_finding(outcomes, expected):
+    """(diagnosis, probe index, problem) for what the isolated run saw itself, most serious first, or None."""
+    for i, o in enumerate(outcomes):
+        if o.tampered:
+            return "grader-modified", i, (f"your function switched off the grader's watch ({o.tampered}); "
+                                          "restart the kernel and run your cells again")
+    used = sorted({u for o in outcomes for u in o.used})
+    if used and not any(o.mutated for o in outcomes):
+        i = next(i for i, o in enumerate(outcomes) if o.used)
+        return "uses-attnlib", i, (f"your function runs attnlib's own {', '.join(used)} (directly, through "
+                                   "functools.partial or inside a wrapper); write it yourself with numpy")
+    for i, (o, e) in enumerate(zip(outcomes, expected)):
+        if o.kind == "crashed":
+            return "crashed", i, o.error
+        if o.unusable:
+            return ("wrong-shape" if "too large" in o.unusable else "wrong-type", i,
+                    f"expected {_kind(e)}, got {o.unusable}")
+    return None
+
+
+def _refuse_if_modified(name, ex):
+    found = guard.changed(name)
+    if found:
+        shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        report = Report(name, "fail", diagnosis="grader-modified", probe="(none)",
+                        problems=[f"the grader was modified in this kernel ({shown} replaced): restart the kernel "
+                                  "and run your cells again"], hints=(ex.hint1, ex.hint2), formula=ex.formula)
+        _fail(report)
+
+
+def strict():
+    """True when "not attempted" must fail: ATTNLIB_STRICT is 1/true/yes (any case), or nbgrader is grading."""
+    flag = os.environ.get("ATTNLIB_STRICT", "").strip().lower() in ("1", "true", "yes")
+    return flag or bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def _not_attempted(name):
+    report = Report(name, "not-attempted")
+    if strict():
+        raise CheckFailed(report.text(), "not-attempted", report)
+    return report
+
+
+def _fail(report):
+    shown = False
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+        if get_ipython() is not None:
+            display(report)
+            shown = True
+    except ImportError:
+        pass
+    raise CheckFailed(report.text(), report.diagnosis, report, shown)
+
+
+# Property findings per exercise, from each lesson module's FINDINGS (see properties.py).
+FINDINGS = {name: found for module in LESSON_MODULES for name, found in getattr(module, "FINDINGS", {}).items()}
+
+
+def _diagnose(ex, outcomes, expected, ask):
+    """(id, detail) of the recognised mistake. In order: what the run saw (a changed input, a timeout); a
+    known-wrong variant that agrees on every probe; the exercise's property findings, then the general ones;
+    a known-wrong variant that agrees wherever the learner returned a value; what the output looks like."""
+    if any(o.mutated for o in outcomes):
+        return "mutates-input", None
+    if any(o.kind == "timeout" for o in outcomes):
+        return "timeout", None
+    for diagnosis, wrong in ex.mistakes:
+        if _matches(wrong, ex.probes, outcomes, expected):
+            return diagnosis, None
+    seen = list(zip(ex.probes, outcomes, expected))
+    diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL, ask, seen)
+    if diagnosis:
+        return diagnosis, detail
+    answered = [k for k, o in enumerate(outcomes) if o.kind == "ok"]
+    i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
+    for subset in (answered, [i] if outcomes[i].kind == "ok" else []):
+        if not subset:
+            continue
+        for diagnosis, wrong in ex.mistakes:
+            if _matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
+                return diagnosis, None
+    return _generic(outcomes[i], expected[i]), None
+
+
+def _matches(wrong, probes, outcomes, expected):
+    """The learner agrees with `wrong` on every probe (both raise, or equal values), and differs from
+    the expected output on at least one of them."""
+    differs = False
+    for p, o, e in zip(probes, outcomes, expected):
+        v = quiet(wrong, *p.args, **p.kwargs)
+        if o.kind != "ok":
+            if v is not None:
+                return False
+            continue
+        if v is None or not close(o.value, v):
+            return False
+        differs = differs or not close(v, e)
+    return differs
+
+
+def _generic(o, e):
+    if o.kind != "ok":
+        return "raised-error"
+    got = o.value
+    if isinstance(e, tuple):
+        if not isinstance(got, (tuple, list)) or len(got) != len(e):
+            return "wrong-type"
+        j = next((j for j, (g, x) in enumerate(zip(got, e)) if not close(g, x)), 0)
+        got, e = got[j], e[j]
+    if isinstance(e, list):
+        said = words(got)
+        return "wrong-type" if said is None else ("wrong-shape" if len(said) != len(e) else None)
+    if isinstance(e, (int, np.integer)):
+        return "wrong-type" if not isinstance(got, (int, np.integer)) else None
+    if not isinstance(got, (np.ndarray, np.generic)):
+        return "wrong-type"
+    got = np.asarray(got)
+    if got.dtype.kind not in "fiu":
+        return "wrong-dtype"
+    if got.ndim == 2 and got.shape == e.shape[::-1] and close(got.T, e):
+        return "output-transposed"
+    if got.shape != e.shape:
+        return "wrong-shape"
+    if got.dtype.kind in "iu":
+        return "wrong-dtype"
+    if not np.all(np.isfinite(got) == np.isfinite(e)):
+        return "non-finite-output"
+    return None
+
+
+def _kind(x):
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape}"
+    return "None" if x is None else f"a {type(x).__name__}"
+
+
+guard.seal()  # last: every grader module is loaded; from now on a replaced one is reported

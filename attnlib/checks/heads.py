@@ -1,0 +1,174 @@
+"""Lesson 09, many heads: multi_head_attention."""
+import numpy as np
+
+import attnlib as al
+from .mask_and_softmax import mask_always_applied, mask_not_applied, scale_missing, softmax_wrong_axis
+from .pieces import weights
+from .probes import features, rand, tokens
+from .properties import argument_mixups, causality, scale_finding
+from .spec import Exercise, Probe
+
+
+# multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True) ---------------------------------------------------
+
+def split_heads(M, n_heads):
+    """(n, n_heads * d_head) -> (n_heads, n, d_head): head h gets columns h*d_head:(h+1)*d_head."""
+    n, width = M.shape
+    return M.reshape(n, n_heads, width // n_heads).transpose(1, 0, 2)
+
+
+def merge_heads(O):
+    """(n_heads, n, d_head) -> (n, n_heads * d_head), heads side by side in order."""
+    h, n, d = O.shape
+    return O.transpose(1, 0, 2).reshape(n, h * d)
+
+
+def heads(X, Wq, Wk, Wv, n_heads, causal=True, weights=weights, split=split_heads, merge=merge_heads):
+    """The merged heads (n, width) before Wo; `weights`, `split` and `merge` can be swapped for mistaken ones."""
+    Q, K, V = (split(X @ W, n_heads) for W in (Wq, Wk, Wv))  # (n_heads, n, d_head)
+    return merge(np.stack([weights(q, k, causal, True) @ v for q, k, v in zip(Q, K, V)]))
+
+
+def multi_head_with(wrong_weights):
+    """multi_head_attention whose heads use a mistaken attention_weights."""
+    def wrong_multi_head(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+        return heads(X, Wq, Wk, Wv, n_heads, causal, weights=wrong_weights) @ Wo
+    return wrong_multi_head
+
+
+def heads_split_mixed(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    def plain_reshape(M, n_heads):
+        return M.reshape(n_heads, M.shape[0], M.shape[1] // n_heads)
+    return heads(X, Wq, Wk, Wv, n_heads, causal, split=plain_reshape) @ Wo
+
+
+def heads_merge_mixed(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    def plain_reshape(O):
+        return O.reshape(O.shape[1], O.shape[0] * O.shape[2])
+    return heads(X, Wq, Wk, Wv, n_heads, causal, merge=plain_reshape) @ Wo
+
+
+def heads_out_of_order(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    return heads(X, Wq, Wk, Wv, n_heads, causal, merge=lambda O: merge_heads(O[::-1])) @ Wo
+
+
+def heads_plain_reshape(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    def split(M, n_heads):
+        return M.reshape(n_heads, M.shape[0], M.shape[1] // n_heads)
+
+    def merge(O):
+        return O.reshape(O.shape[1], O.shape[0] * O.shape[2])
+    return heads(X, Wq, Wk, Wv, n_heads, causal, split=split, merge=merge) @ Wo
+
+
+def scaled_by_d_model(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    def by_d_model(q, k, causal, scale):
+        return weights(q * np.sqrt(q.shape[1]) / np.sqrt(X.shape[1]), k, causal)
+    return heads(X, Wq, Wk, Wv, n_heads, causal, weights=by_d_model) @ Wo
+
+
+def scaled_by_full_width(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    def by_width(q, k, causal, scale):
+        return weights(q * np.sqrt(q.shape[1]) / np.sqrt(Wq.shape[1]), k, causal)
+    return heads(X, Wq, Wk, Wv, n_heads, causal, weights=by_width) @ Wo
+
+
+def one_head(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    return heads(X, Wq, Wk, Wv, 1, causal) @ Wo
+
+
+def without_wo(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    return heads(X, Wq, Wk, Wv, n_heads, causal)
+
+
+def _mha_probe(seed, n, d_model, width, n_heads, **kw):
+    args = (rand(seed, n, d_model), rand(seed + 1, d_model, width), rand(seed + 2, d_model, width),
+            rand(seed + 3, d_model, width), rand(seed + 4, width, d_model), n_heads)
+    return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo", "n_heads"), rows=tokens(n), cols=features(d_model))
+
+
+EXERCISES = [
+    Exercise(
+        name="multi_head_attention",
+        reference=al.multi_head_attention,
+        probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2)],
+        mistakes=[("heads-split-mixed", heads_split_mixed),
+                  ("heads-merge-mixed", heads_merge_mixed),
+                  ("heads-split-mixed", heads_plain_reshape),
+                  ("heads-out-of-order", heads_out_of_order),
+                  ("scale-by-d-model", scaled_by_d_model),
+                  ("scale-missing", multi_head_with(scale_missing)),
+                  ("heads-ignored", one_head),
+                  ("wo-ignored", without_wo),
+                  ("mask-not-applied", multi_head_with(mask_not_applied)),
+                  ("mask-always-applied", multi_head_with(mask_always_applied)),
+                  ("softmax-wrong-axis", multi_head_with(softmax_wrong_axis)),
+                  ("scale-by-d-model", scaled_by_full_width)],
+        verified="2 and 3 heads, head h on columns h*d_head:(h+1)*d_head, concatenated in order, then Wo",
+        hint1="Each head is ordinary attention on its own slice of columns of Q, K and V; "
+              "the results sit side by side.",
+        hint2="d_head = Wq.shape[1] // n_heads; head h uses [:, h*d_head:(h+1)*d_head]; "
+              "np.concatenate(heads, axis=1) @ Wo.",
+        formula="MHA(X) = [head_0 | head_1 | ...] @ Wo",
+    ),
+]
+
+
+# property findings (properties.py) -------------------------------------------------------------------------------
+
+def head_layout(f, seen):
+    """With Wo = I the output columns are the heads side by side. Move one column of Wv (or Wq) and watch
+    which output columns move: column c of Wv must move output column c only, and a column of Wq must move
+    its own head's block only."""
+    n, d, n_heads = 5, 6, 2
+    d_head = d // n_heads
+    X, Wq, Wk, Wv = rand(230, n, d), rand(231, d, d), rand(232, d, d), rand(233, d, d)
+    calls = [((X, Wq, Wk, Wv, np.eye(d), n_heads), {})]
+    for c in range(d):
+        for which in (1, 3):
+            args = [X, Wq, Wk, Wv, np.eye(d), n_heads]
+            args[which] = args[which].copy()
+            args[which][:, c] += 1.0
+            calls.append((tuple(args), {}))
+    outs = f.many(calls)
+    if any(not isinstance(o, np.ndarray) or o.shape != (n, d) for o in outs):
+        return None
+    base = outs[0]
+    moved_by_q, moved_by_v = [], []
+    for c in range(d):
+        for which, moved in ((1, moved_by_q), (3, moved_by_v)):
+            out = outs[1 + 2 * c + (which == 3)]
+            moved.append(set(np.flatnonzero(~np.isclose(out, base, rtol=1e-9, atol=1e-12).all(axis=0))))
+    blocks = [set(range(h * d_head, (h + 1) * d_head)) for h in range(n_heads)]
+    if all(moved_by_v[c] == {c} for c in range(d)):
+        if any(moved_by_q[c] - blocks[c // d_head] for c in range(d)):
+            return "heads-share-scores", "moving one column of Wq changed the output of every head"
+        return None
+    if all(len(m) == 1 for m in moved_by_v):
+        target = [min(m) for m in moved_by_v]
+        if target == [(c % n_heads) * d_head + c // n_heads for c in range(d)]:
+            return "heads-interleaved", "column c of Wv reached output column (c % n_heads) * d_head + c // n_heads"
+        if sorted(target) == list(range(d)):
+            return "heads-out-of-order"
+    if all(not moved_by_v[c] for c in range(d_head, d)):
+        return "heads-share-columns", "the columns of Wv after the first head's block changed nothing"
+    if all(moved_by_v[c] and moved_by_v[c] == moved_by_v[c % d_head] for c in range(d)):
+        return "heads-summed", "columns c and c + d_head of Wv move the same output columns: the heads were added"
+    return None
+
+
+def _mha_sizes(p):
+    X, Wq = p.args[:2]
+    n_heads = p.args[5]
+    return {"d": Wq.shape[1] // n_heads, "d_model": X.shape[1], "width": Wq.shape[1], "n": X.shape[0]}
+
+
+FINDINGS = {
+    "multi_head_attention": [
+        head_layout,
+        scale_finding(al.multi_head_attention, 1, _mha_sizes),
+        argument_mixups(al.multi_head_attention, ("X", "Wq", "Wk", "Wv", "Wo", "n_heads")),
+        causality((rand(240, 5, 6), rand(241, 6, 6), rand(242, 6, 6), rand(243, 6, 6), rand(244, 6, 6), 2), {},
+                  [0]),
+    ],
+}

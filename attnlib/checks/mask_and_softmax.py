@@ -1,0 +1,324 @@
+"""Lesson 06, mask and softmax: causal_mask, softmax and attention_weights.
+
+The attention_weights mistakes are named after their diagnosis and take the
+exercise's signature; later lessons reuse them (attention = weights @ V).
+"""
+import numpy as np
+
+import attnlib as al
+from .pieces import allowed, mask, positions, scores, softmax, weights
+from .probes import qk_probes, rand, tokens
+from .properties import causality, failing, huge_scores, intermediates, name_pattern, row_factor, scale_finding
+from .spec import Exercise, Probe
+
+
+# causal_mask(n) --------------------------------------------------------------------------------------------------
+
+def _mask_where(keep, fill=-np.inf):
+    return np.where(keep, 0.0, fill)
+
+
+def all_zeros(n):
+    return np.zeros((n, n))
+
+
+def ones_to_multiply(n):
+    return np.tril(np.ones((n, n)))
+
+
+def hides_the_past(n):
+    i, j = np.indices((n, n))
+    return _mask_where(j >= i)
+
+
+def hides_the_diagonal(n):
+    i, j = np.indices((n, n))
+    return _mask_where(j < i)
+
+
+def minus_1e9(n):
+    i, j = np.indices((n, n))
+    return _mask_where(j <= i, -1e9)
+
+
+def minus_1e30(n):
+    i, j = np.indices((n, n))
+    return _mask_where(j <= i, -1e30)
+
+
+def most_negative_float(n):
+    i, j = np.indices((n, n))
+    return _mask_where(j <= i, np.finfo(float).min)
+
+
+# softmax(S, axis=-1) ---------------------------------------------------------------------------------------------
+
+def _is_last(axis, S):
+    return axis in (-1, S.ndim - 1)
+
+
+def exp_without_max(S, axis=-1):
+    return np.exp(S) / np.exp(S).sum(axis=axis, keepdims=True)
+
+
+def over_second_last_axis(S, axis=-1):
+    return softmax(S, axis=-2 if _is_last(axis, S) else -1)
+
+
+def over_first_axis(S, axis=-1):
+    return softmax(S, axis=0 if _is_last(axis, S) else -1)
+
+
+def always_first_axis(S, axis=-1):
+    return softmax(S, axis=0)
+
+
+def always_last_axis(S, axis=-1):
+    return softmax(S, axis=-1)
+
+
+def over_whole_array(S, axis=-1):
+    return np.exp(S - S.max()) / np.exp(S - S.max()).sum()
+
+
+def exp_only(S, axis=-1):
+    return np.exp(S - S.max(axis=axis, keepdims=True))
+
+
+# attention_weights(Q, K, causal=True, scale=True) ----------------------------------------------------------------
+
+def softmax_no_max_subtraction(Q, K, causal=True, scale=True):
+    E = np.exp(mask(scores(Q, K, scale), causal))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def mask_multiplied(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    return softmax(S * np.where(allowed(*S.shape), 0.0, -np.inf) if causal else S)
+
+
+def mask_hides_diagonal(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    i, j = positions(*S.shape)
+    return softmax(np.where(j < i, S, -np.inf) if causal else S)
+
+
+def mask_after_softmax(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    A = softmax(S)
+    return A * allowed(*S.shape) if causal else A
+
+
+def mask_value_zero(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    return softmax(np.where(allowed(*S.shape), S, 0.0) if causal else S)
+
+
+def mask_hides_past(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    i, j = positions(*S.shape)
+    return softmax(np.where(j >= i, S, -np.inf) if causal else S)
+
+
+def mask_ignores_offset(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    i, j = np.indices(S.shape)  # query i at position i, although the queries are the last positions
+    return softmax(np.where(j <= i, S, -np.inf) if causal else S)
+
+
+def mask_not_applied(Q, K, causal=True, scale=True):
+    return weights(Q, K, False, scale)
+
+
+def mask_always_applied(Q, K, causal=True, scale=True):
+    return weights(Q, K, True, scale)
+
+
+def kq_instead_of_qk(Q, K, causal=True, scale=True):
+    return weights(K, Q, causal, scale)
+
+
+def k_not_transposed(Q, K, causal=True, scale=True):
+    S = Q @ K
+    return softmax(mask(S / np.sqrt(Q.shape[-1]) if scale else S, causal))
+
+
+def scale_missing(Q, K, causal=True, scale=True):
+    return weights(Q, K, causal, False)
+
+
+def scale_by_d(Q, K, causal=True, scale=True):
+    S = Q @ K.T
+    return softmax(mask(S / Q.shape[-1] if scale else S, causal))
+
+
+def scale_ignored(Q, K, causal=True, scale=True):
+    return weights(Q, K, causal, True)
+
+
+def softmax_wrong_axis(Q, K, causal=True, scale=True):
+    return softmax(mask(scores(Q, K, scale), causal), axis=0)
+
+
+def softmax_whole_matrix(Q, K, causal=True, scale=True):
+    S = mask(scores(Q, K, scale), causal)
+    E = np.exp(S - S.max())
+    return E / E.sum()
+
+
+WEIGHTS_MISTAKES = [
+    ("softmax-no-max-subtraction", softmax_no_max_subtraction),
+    ("mask-multiplied", mask_multiplied),
+    ("mask-hides-diagonal", mask_hides_diagonal),
+    ("mask-after-softmax", mask_after_softmax),
+    ("mask-value-zero", mask_value_zero),
+    ("mask-hides-past", mask_hides_past),
+    ("mask-ignores-offset", mask_ignores_offset),
+    ("mask-not-applied", mask_not_applied),
+    ("mask-always-applied", mask_always_applied),
+    ("kq-instead-of-qk", kq_instead_of_qk),
+    ("k-not-transposed", k_not_transposed),
+    ("scale-missing", scale_missing),
+    ("scale-by-d", scale_by_d),
+    ("scale-ignored", scale_ignored),
+    ("softmax-wrong-axis", softmax_wrong_axis),
+    ("softmax-whole-matrix", softmax_whole_matrix),
+]
+
+EXERCISES = [
+    Exercise(
+        name="causal_mask",
+        reference=al.causal_mask,
+        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (5, 3, 6)],
+        mistakes=[("mask-value-zero", all_zeros),
+                  ("mask-multiplicative", ones_to_multiply),
+                  ("mask-hides-past", hides_the_past),
+                  ("mask-hides-diagonal", hides_the_diagonal),
+                  ("mask-finite-value", minus_1e9),
+                  ("mask-finite-value", minus_1e30),
+                  ("mask-finite-value", most_negative_float)],
+        verified="0 on and below the diagonal, -inf above it, for n = 5, 3, 6",
+        hint1="Position i may look at itself and the past (j <= i); the future (j > i) must be hidden.",
+        hint2="Start from np.zeros((n, n)) and put -np.inf above the diagonal, e.g. with np.triu_indices(n, k=1).",
+        formula="M[i, j] = 0 if j <= i else -inf",
+    ),
+    Exercise(
+        name="softmax",
+        reference=al.softmax,
+        probes=[Probe((rand(70, 3, 5),), names=("S",), rows=tokens(3), cols=tokens(5)),
+                Probe((rand(71, 2, 3, 4),), names=("S",)),
+                Probe((rand(72, 4, 4) + al.causal_mask(4),), names=("S",), rows=tokens(4), cols=tokens(4)),
+                Probe((rand(73, 4, 6),), {"axis": 0}, names=("S",), rows=tokens(4), cols=tokens(6)),
+                Probe((rand(74, 3, 4, scale=900.0),), names=("S",), rows=tokens(3), cols=tokens(4))],
+        mistakes=[("softmax-no-max-subtraction", exp_without_max),
+                  ("softmax-wrong-axis", over_second_last_axis),
+                  ("softmax-wrong-axis", over_first_axis),
+                  ("softmax-wrong-axis", always_first_axis),
+                  ("softmax-ignores-axis", always_last_axis),
+                  ("softmax-whole-matrix", over_whole_array),
+                  ("softmax-not-normalised", exp_only)],
+        verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, and logits near 1e3 that overflow exp",
+        hint1="Exponentiate, then divide by the sum along `axis` (keepdims=True so the shapes broadcast).",
+        hint2="exp(1000) overflows: subtract the maximum along the same axis first; it cancels in the ratio.",
+        formula="softmax(S)[i, j] = exp(S[i, j] - max_k S[i, k]) / sum_k exp(S[i, k] - max_k S[i, k])",
+    ),
+    Exercise(
+        name="attention_weights",
+        reference=al.attention_weights,
+        probes=qk_probes(80),
+        mistakes=WEIGHTS_MISTAKES,
+        verified="scaled, masked, row-wise softmax for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
+        hint1="Three steps: scores Q Kᵀ / √d, then -inf on the future, then a softmax along each row.",
+        hint2="With fewer queries than keys the queries are the last positions: query i sees keys 0..n_k - n_q + i.",
+        formula="A = softmax(Q Kᵀ / √d + M) along the last axis",
+    ),
+]
+
+
+# property findings (properties.py) -------------------------------------------------------------------------------
+
+def mask_pattern(f, seen):
+    """Read the mistake off the mask itself: its dtype, and which positions it leaves visible."""
+    for _p, o, e in seen:
+        if o.kind != "ok" or not isinstance(o.value, np.ndarray) or o.value.shape != e.shape:
+            continue
+        if o.value.dtype.kind == "b":
+            return "mask-boolean"
+        got = o.value.astype(float)
+        if np.isnan(got).any():
+            return "mask-multiplied"
+        found = name_pattern(got == 0)
+        if found:
+            return found
+    return None
+
+
+def shifted_rows(f, seen):
+    """Adding a constant to one row must not change the softmax. Which rows break says which max is wrong."""
+    S = rand(75, 4, 5)
+    expected = softmax(S)
+    shifted, spread = S.copy(), S.copy()
+    shifted[0] += 800.0
+    spread[0, 0] += 800.0
+    got_shifted, got_spread = (np.asarray(v, dtype=float) if isinstance(v, np.ndarray) else None
+                               for v in f.many([((shifted,), {}), ((spread,), {})]))
+    if got_shifted is None or got_shifted.shape != S.shape:
+        return None
+    with np.errstate(all="ignore"):
+        broken = [r for r in range(len(S)) if not np.allclose(got_shifted[r], expected[r], rtol=1e-6, atol=1e-9)]
+    if broken == [0]:
+        return "softmax-no-max-subtraction", "adding 800 to one row made that row NaN/inf"
+    if any(r != 0 for r in broken):
+        others = [r for r in broken if r != 0]
+        return "softmax-max-wrong-axis", (f"adding 800 to row 0 changed row(s) {others}, which it must not touch: "
+                                          "the maximum was taken across rows")
+    if not broken and got_spread is not None and not np.isfinite(got_spread[0]).all():
+        return "softmax-min-subtraction", "a row with one large score overflows although shifted rows are fine"
+    return None
+
+
+def _softmax_intermediates(S, axis=-1):
+    A = softmax(S, axis)
+    with np.errstate(divide="ignore"):
+        logA = np.log(A)
+    return [("log-softmax", logA), ("mask-value-zero", softmax(np.where(np.isinf(S), 0.0, S), axis))]
+
+
+def normalisation(f, seen):
+    """Rows that are the right ones times a number were not divided by their sum."""
+    for _p, got, e in failing(seen):
+        c = row_factor(got, e)
+        if c is not None and np.isfinite(c).all():
+            return "softmax-not-normalised", "each row is the right one times a number: it does not sum to 1"
+    return None
+
+
+def _qk_sizes(p):
+    Q, K = p.args[:2]
+    return {"d": Q.shape[1], "n_q": Q.shape[0], "n_k": K.shape[0]}
+
+
+def _scaled(p):
+    return p.kwargs.get("scale", True)
+
+
+def _weights_intermediates(Q, K, causal=True, scale=True):
+    S = scores(Q, K, scale)
+    return [("returns-scores", mask(S, causal)), ("returns-scores", S), ("softmax-not-normalised",
+                                                                         np.exp(mask(S, causal)))]
+
+
+WEIGHTS_FINDINGS = [
+    causality((rand(90, 5, 4), rand(91, 5, 4)), {}, [1]),
+    causality((rand(92, 3, 4), rand(93, 6, 4)), {}, [1]),
+    scale_finding(weights, 0, _qk_sizes, _scaled),
+    intermediates(_weights_intermediates),
+    huge_scores(0),
+    normalisation,
+]
+
+FINDINGS = {
+    "causal_mask": [mask_pattern],
+    "softmax": [shifted_rows, intermediates(_softmax_intermediates), normalisation],
+    "attention_weights": WEIGHTS_FINDINGS,
+}

@@ -1,0 +1,123 @@
+"""Lesson 04, mixing rows: uniform_causal_weights and causal_average."""
+import numpy as np
+
+import attnlib as al
+from .probes import features, rand, tokens
+from .properties import causality, count_factor, failing, keepdims_ratio, name_pattern, row_factor
+from .spec import Exercise, Probe
+
+
+# uniform_causal_weights(n) ---------------------------------------------------------------------------------------
+
+def _rows_normalised(M):
+    return M / M.sum(axis=1, keepdims=True)
+
+
+def upper_triangle(n):
+    return _rows_normalised(np.triu(np.ones((n, n))))
+
+
+def below_diagonal_only(n):
+    return _rows_normalised(np.tril(np.ones((n, n)), -1))
+
+
+def ones_not_averaged(n):
+    return np.tril(np.ones((n, n)))
+
+
+def every_row_over_n(n):
+    return np.tril(np.ones((n, n))) / n
+
+
+def transposed_weights(n):
+    return _rows_normalised(np.tril(np.ones((n, n)))).T
+
+
+# causal_average(V) -----------------------------------------------------------------------------------------------
+
+def mean_of_all_rows(V):
+    return np.broadcast_to(V.mean(axis=0), V.shape).copy()
+
+
+def running_sum(V):
+    return np.cumsum(V, axis=0)
+
+
+def running_sum_over_i(V):
+    return np.cumsum(V, axis=0) / np.arange(V.shape[0])[:, None]  # row 0 divides by 0
+
+
+def mean_of_later_rows(V):
+    return (np.cumsum(V[::-1], axis=0) / np.arange(1, V.shape[0] + 1)[:, None])[::-1]
+
+
+def running_mean_of_columns(V):
+    return np.cumsum(V, axis=1) / np.arange(1, V.shape[1] + 1)
+
+
+EXERCISES = [
+    Exercise(
+        name="uniform_causal_weights",
+        reference=al.uniform_causal_weights,
+        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (4, 6, 3)],
+        mistakes=[("mask-hides-past", upper_triangle),
+                  ("mask-hides-diagonal", below_diagonal_only),
+                  ("weights-not-normalised", ones_not_averaged),
+                  ("normalised-by-n", every_row_over_n),
+                  ("output-transposed", transposed_weights)],
+        verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3",
+        hint1="Row i mixes tokens 0..i equally, and gives nothing to later tokens.",
+        hint2="Start from np.tril(np.ones((n, n))) and divide each row by its sum (keepdims=True).",
+        formula="A[i, j] = 1/(i+1) if j <= i else 0",
+    ),
+    Exercise(
+        name="causal_average",
+        reference=al.causal_average,
+        probes=[Probe((rand(50, 5, 3),), names=("V",), rows=tokens(5), cols=features(3, "v")),
+                Probe((rand(51, 4, 7),), names=("V",), rows=tokens(4), cols=features(7, "v")),
+                Probe((rand(52, 6, 2),), names=("V",), rows=tokens(6), cols=features(2, "v")),
+                Probe((rand(53, 16, 3),), names=("V",), cols=features(3, "v"))],
+        mistakes=[("average-over-all-rows", mean_of_all_rows),
+                  ("weights-not-normalised", running_sum),
+                  ("off-by-one-count", running_sum_over_i),
+                  ("mask-hides-past", mean_of_later_rows),
+                  ("average-over-columns", running_mean_of_columns)],
+        verified="row i = mean of rows 0..i on four V of different shapes, up to 16 rows",
+        hint1="Row i of the result is the average of rows 0..i of V: the token itself and everything before it.",
+        hint2="Either uniform_causal_weights(n) @ V, or np.cumsum(V, axis=0) divided by the counts 1..n as a column.",
+        formula="O[i] = (V[0] + ... + V[i]) / (i + 1)",
+    ),
+]
+
+
+# property findings (properties.py) -------------------------------------------------------------------------------
+
+def weights_pattern(f, seen):
+    """Read the mistake off the weights themselves: which columns each row uses, and by how much."""
+    for _p, got, e in failing(seen):
+        visible = np.isfinite(got) & (got != 0)
+        found = name_pattern(visible, everything="average-over-all-rows")
+        if found:
+            return found
+        c = row_factor(got, e)
+        if c is not None:
+            return count_factor(c)
+        if keepdims_ratio(got, e):
+            return "keepdims-missing", "row i was divided by the sum of column i instead of row i"
+    return None
+
+
+def average_factor(f, seen):
+    for _p, got, e in failing(seen):
+        c = row_factor(got, e)
+        if c is not None:
+            return count_factor(c)
+        if keepdims_ratio(got, e):
+            return "keepdims-missing", "entry (i, j) was divided by j + 1 instead of i + 1"
+    return None
+
+
+FINDINGS = {
+    "uniform_causal_weights": [weights_pattern],
+    "causal_average": [causality((rand(54, 6, 3),), {}, [0], everything="average-over-all-rows"), average_factor],
+}

@@ -1,0 +1,454 @@
+"""Metamorphic probes shared by the exercises: ask the learner's function a question whose answer names the mistake.
+
+A finding is a function `finding(f, seen)` that returns a diagnosis id, an (id, detail) pair, or None:
+- `f(*args, **kwargs)` calls the learner's function safely and returns its value (None if it failed);
+- `seen` lists (probe, outcome, expected) for the exercise's own probes.
+
+The probes here never compare against a catalogue of wrong functions: they perturb an input and watch
+which outputs move (causality, layout), compare outputs with each other (shift and scale invariance),
+or read a property off the output itself (row sums, a factor per row, a shape).
+"""
+import re
+
+import numpy as np
+
+from .pieces import positions
+from .runner import close, is_number_array, quiet
+
+
+def _float(x):
+    return np.asarray(x, dtype=float) if is_number_array(x) else None
+
+
+def failing(seen):
+    """(probe, got, expected) for the probes the learner failed while returning an array of the right shape."""
+    out = []
+    for p, o, e in seen:
+        if o.kind != "ok" or isinstance(e, tuple) or not isinstance(e, np.ndarray):
+            continue
+        got = _float(o.value)
+        if got is not None and got.shape == e.shape and not close(o.value, e):
+            out.append((p, got, e))
+    return out
+
+
+def _moved(a, b):
+    """Boolean per row (axis 0): does a differ from b there (NaN equal to NaN)?"""
+    a, b = a.reshape(len(a), -1), b.reshape(len(b), -1)
+    with np.errstate(all="ignore"):
+        same = np.isclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
+    return ~same.all(axis=1)
+
+
+# ----------------------------------------------------------------------------
+# causality: which outputs move when one position changes
+
+def visibility(f, args, kwargs, which, seed=0):
+    """seen[i, j]: output row i moves when row j of every argument in `which` changes. None if f fails."""
+    n = args[which[0]].shape[0]
+    rng = np.random.default_rng(seed)
+    calls = [(args, kwargs)]
+    for j in range(n):
+        moved = list(args)
+        for k in which:
+            moved[k] = args[k].copy()
+            moved[k][j] += rng.normal(0.0, 1.0, args[k].shape[1:])
+        calls.append((moved, kwargs))
+    outs = [_float(v) for v in f.many(calls)]
+    base = outs[0]
+    if base is None or base.ndim == 0 or any(o is None or o.shape != base.shape for o in outs):
+        return None
+    seen = np.zeros((base.shape[0], n), dtype=bool)
+    for j in range(n):
+        seen[:, j] = _moved(outs[j + 1], base)
+    return seen
+
+
+def name_pattern(seen, everything="mask-not-applied"):
+    """Name a visibility pattern (n_q, n_k): which keys each query may use. None when it is right or unknown."""
+    n_q, n_k = seen.shape
+    i, j = positions(n_q, n_k)
+    if np.array_equal(seen, j <= i):
+        return None
+    if seen.all():
+        return everything
+    for k in range(1, n_k):
+        if np.array_equal(seen, j <= i + k):
+            return "future-leak", (f"output row i changes when position i + {k} changes: the future leaks in "
+                                   f"by {k} position{'s' if k > 1 else ''}")
+    if np.array_equal(seen[1:], (j < i)[1:]):
+        return "mask-hides-diagonal", "output row i does not change when position i itself changes"
+    if np.array_equal(seen, j >= i) or np.array_equal(seen, j > i):
+        return "mask-hides-past", "output row i changes with the positions after i, not with those before it"
+    if n_q < n_k and np.array_equal(seen, j <= np.arange(n_q)[:, None]):
+        return "mask-ignores-offset", "query i only sees keys 0..i, as if the queries were the first positions"
+    return None
+
+
+def causality(args, kwargs, which, everything="mask-not-applied"):
+    """A finding: perturb each position of the arguments `which` and name the visibility pattern."""
+    def finding(f, seen):
+        pattern = visibility(f, args, kwargs, which)
+        if pattern is None:
+            return None
+        if kwargs.get("causal", True) is False:
+            i, j = positions(*pattern.shape)
+            return "mask-always-applied" if np.array_equal(pattern, j <= i) else None
+        return name_pattern(pattern, everything)
+    return finding
+
+
+# ----------------------------------------------------------------------------
+# factors: the output is the right one times a number (per row, or overall)
+
+def row_factor(got, expected):
+    """c (n,) with got[i] = c[i] * expected[i] for every row, or None. inf where expected[i] != 0 but got is inf."""
+    if got.shape != expected.shape or got.ndim < 1:
+        return None
+    g, e = got.reshape(len(got), -1), expected.reshape(len(expected), -1)
+    c = np.empty(len(g))
+    with np.errstate(all="ignore"):
+        for r in range(len(g)):
+            live = np.isfinite(e[r]) & (np.abs(e[r]) > 1e-12)
+            if not live.any():
+                c[r] = 1.0
+                continue
+            if not np.isfinite(g[r][live]).all():
+                c[r] = np.inf
+                continue
+            ratio = g[r][live] / e[r][live]
+            c[r] = np.median(ratio)
+            if not np.allclose(g[r][live], c[r] * e[r][live], rtol=1e-6, atol=1e-9):
+                return None
+    return c
+
+
+def same(a, b):
+    """Elementwise close, with inf == inf."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
+
+
+def count_factor(c):
+    """Name a per-row factor of a running average: row i of n should divide by i + 1."""
+    n = len(c)
+    k = np.arange(1, n + 1)
+    if same(c, k / n):
+        return "normalised-by-n", "row i is (i + 1)/n times the expected one: every row was divided by n"
+    if same(c, k):
+        return "weights-not-normalised", "row i is i + 1 times the expected one: the sum was not divided"
+    with np.errstate(divide="ignore"):
+        if same(c, k / (k - 1)):
+            return "off-by-one-count", "row i is (i + 1)/i times the expected one: you divided by i"
+    return None
+
+
+def keepdims_ratio(got, expected):
+    """got[i, j] = expected[i, j] * a[i] / a[j]: a per-row normaliser that was broadcast along the columns."""
+    if got.ndim != 2 or got.shape[0] != got.shape[1]:
+        return False
+    with np.errstate(all="ignore"):
+        R = got / expected
+    live = np.isfinite(R) & (np.abs(expected) > 1e-12)
+    if not live[:, 0].all():
+        return False
+    a = R[:, 0]
+    predicted = a[:, None] / a[None, :]
+    return bool(np.allclose(R[live], predicted[live], rtol=1e-6)) and not np.allclose(a, 1.0)
+
+
+# ----------------------------------------------------------------------------
+# errors: what a numpy error message says about the mistake
+
+_BROADCAST = re.compile(r"broadcast together with shapes ((?:\([\d, ]*\) ?)+)")
+
+
+def _shapes(text):
+    return [tuple(int(s) for s in m.split(",") if s.strip()) for m in re.findall(r"\(([\d, ]*)\)", text)]
+
+
+def error_finding(f, seen):
+    """Name a failure from the learner's own error messages and from which probes raised."""
+    errors = [(p, o) for p, o, _ in seen if o.kind == "error"]
+    if not errors:
+        return None
+    for _p, o in errors:
+        m = _BROADCAST.search(o.error)
+        if m:
+            shapes = _shapes(m.group(1))
+            for a in shapes:
+                for b in shapes:
+                    if len(b) == len(a) - 1 and any(a[:k] + a[k + 1:] == b for k in range(len(a))):
+                        return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
+        if "truth value of an array" in o.error:
+            return "array-truth-value"
+    ndims = [max((a.ndim for a in p.args if isinstance(a, np.ndarray)), default=0) for p, _, _ in seen]
+    failed = [o.kind == "error" for _, o, _ in seen]
+    if any(d > 2 for d in ndims) and failed == [d > 2 for d in ndims]:
+        return "only-2d", "your function works on the 2-D probes and fails on the 3-D one"
+    return None
+
+
+# ----------------------------------------------------------------------------
+# shapes and containers: the right numbers in the wrong container
+
+def shape_finding(f, seen):
+    """Right values with an extra axis, flattened, in the wrong tuple order, a float for an int, one row, ..."""
+    for _p, o, e in seen:
+        if o.kind != "ok" or close(o.value, e):
+            continue
+        got = o.value
+        if isinstance(e, tuple):
+            if isinstance(got, (tuple, list)) and len(got) == len(e):
+                parts = [_float(g) for g in got]
+                if any(g is None for g in parts):
+                    continue
+                if all(any(close(g, x) for g in parts) for x in e):
+                    return "outputs-out-of-order"
+                if all(g.size == x.size and close(g.reshape(x.shape), x) for g, x in zip(parts, e)):
+                    return "flattened", "your arrays hold the right numbers in the wrong shape"
+            elif _float(got) is not None and close(got, e[0]):
+                return "outputs-missing", f"you returned the first output only; return all {len(e)}"
+            continue
+        if isinstance(e, (int, np.integer)):
+            if isinstance(got, (float, np.floating)) and float(got) == float(e):
+                return "returns-float", f"got {got!r}, the right number as a float"
+            continue
+        g = _float(got)
+        if g is None or not isinstance(e, np.ndarray):
+            continue
+        if g.shape != e.shape and g.size == e.size and close(g.reshape(e.shape), e):
+            extra = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]
+            return ("extra-axis" if extra else "flattened"), f"your result has shape {g.shape}, expected {e.shape}"
+        if e.ndim >= 1 and g.ndim == e.ndim - 1 and g.shape == e.shape[1:]:
+            for r in (0, -1):
+                if close(g, e[r]):
+                    return "only-one-row", f"you returned row {r % len(e)} of the expected result only"
+        if e.ndim >= 1 and g.ndim == e.ndim and g.shape[1:] == e.shape[1:] and len(g) == len(e) - 1:
+            if close(g, e[1:]) or close(g, e[:-1]):
+                return "loop-off-by-one", f"you returned {len(g)} rows, expected {len(e)}: one row is missing"
+        if g.shape == e.shape and e.ndim >= 1 and len(e) > 1:
+            wrong = [r for r in range(len(e)) if not close(g[r], e[r])]
+            if wrong in ([0], [len(e) - 1]) and not np.any(g[wrong[0]]):
+                return "loop-off-by-one", f"every row is right except row {wrong[0]}, which is all zeros"
+    return None
+
+
+# ----------------------------------------------------------------------------
+# scale: infer the factor the scores were multiplied by
+
+def scale_finding(reference, k, sizes, scaled=lambda p: True):
+    """A finding for functions whose scores are (argument k) times something, divided by sqrt(d).
+
+    `sizes(probe)` gives {name: size} with "d" the width the scores should be divided by. The learner's
+    factor s is found among 1, 1/d, sqrt(d), 1/sqrt(size) for each size: reference(args with argument k
+    multiplied by s * sqrt(d)) must equal the learner's output on every failing probe.
+    """
+    names = {"1": "scale-missing", "1/d": "scale-by-d", "sqrt(d)": "scale-inverted"}
+
+    def candidates(size):
+        d = size["d"]
+        out = {"1": 1.0, "1/d": 1.0 / d, "sqrt(d)": np.sqrt(d)}
+        for name, v in size.items():
+            if name != "d" and v != d:
+                out.setdefault(f"1/sqrt({name})", 1.0 / np.sqrt(v))
+        return out
+
+    def finding(f, seen):
+        bad = [(p, got, e) for p, got, e in failing(seen) if scaled(p)]
+        if not bad:
+            return None
+        agreed = None
+        for p, got, _e in bad:
+            size = sizes(p)
+            fits = set()
+            for label, s in candidates(size).items():
+                args = list(p.args)
+                args[k] = args[k] * (s * np.sqrt(size["d"]))
+                if close(got, quiet(reference, *args, **p.kwargs)):
+                    fits.add(label)
+            agreed = fits if agreed is None else agreed & fits
+        if not agreed:
+            return None
+        label = sorted(agreed)[0]
+        if label in names:
+            return names[label], f"your scores were multiplied by {label} instead of 1/sqrt(d)"
+        size_name = label[len("1/sqrt("):-1]
+        return SCALE_BY.get(size_name, "scale-wrong"), f"your scores were divided by sqrt({size_name}), not sqrt(d)"
+    return finding
+
+
+SCALE_BY = {"n_k": "scale-by-length", "n_q": "scale-by-length", "t": "scale-by-length", "n": "scale-by-length",
+            "d_model": "scale-by-d-model", "d_v": "scale-by-d-v"}
+
+
+# ----------------------------------------------------------------------------
+# intermediates and named variants of the inputs
+
+def intermediates(candidates):
+    """A finding: the output equals one of the intermediate quantities `candidates(*args, **kwargs)` lists.
+
+    candidates returns [(id, array or None)]; an id wins when it matches on every failing probe it applies to.
+    """
+    def finding(f, seen):
+        tally = {}
+        for p, o, e in seen:
+            if o.kind != "ok" or close(o.value, e):
+                continue
+            matched = {}
+            for diagnosis, value in quiet(candidates, *p.args, **p.kwargs) or []:
+                if value is not None:
+                    ok = close(o.value, value) and not close(value, e)
+                    matched[diagnosis] = matched.get(diagnosis, False) or ok
+            for diagnosis, ok in matched.items():
+                tally[diagnosis] = tally.get(diagnosis, True) and ok
+        return next((d for d, ok in tally.items() if ok), None)
+    return finding
+
+
+def argument_mixups(reference, names):
+    """A finding: the output is the reference with one argument used in place of another of the same shape,
+    or with a square argument transposed. `names[i]` labels argument i."""
+    def finding(f, seen):
+        tally = {}
+        for p, o, e in seen:
+            if o.kind != "ok" or close(o.value, e):
+                continue
+            args = list(p.args)
+            for i, a in enumerate(args):
+                if not isinstance(a, np.ndarray):
+                    continue
+                tries = []
+                if a.ndim == 2 and a.shape[0] == a.shape[1]:
+                    tries.append((_transposed_id(names[i]), f"{names[i]} was used transposed", i, a.T))
+                for j, b in enumerate(args):
+                    if j != i and isinstance(b, np.ndarray) and b.shape == a.shape and not np.array_equal(a, b):
+                        tries.append(("wrong-argument-used", f"{names[j]} was used where {names[i]} belongs", i, b))
+                for diagnosis, detail, at, value in tries:
+                    moved = args[:at] + [value] + args[at + 1:]
+                    ok = close(o.value, quiet(reference, *moved, **p.kwargs))
+                    key = (diagnosis, detail)
+                    tally[key] = tally.get(key, True) and ok
+        return next((key for key, ok in tally.items() if ok), None)
+    return finding
+
+
+def _transposed_id(name):
+    if name.startswith("W"):
+        return "weights-transposed"
+    return "k-not-transposed" if name == "K" else "input-transposed"
+
+
+# ----------------------------------------------------------------------------
+# invariances: a change of input that must not change the output
+
+def shift_invariance(k, shift, diagnosis, detail, axis=-1):
+    """A finding: adding a large constant along `axis` of argument k must not change the output.
+
+    `shift(a)` returns the shifted argument. Used for softmax (add a constant to a row), layer norm
+    (add an offset to a row) and softmax_backward (add a constant to a row of dA).
+    """
+    def finding(f, seen):
+        for p, o, e in seen:
+            if o.kind != "ok" or not isinstance(e, np.ndarray):
+                continue
+            args = list(p.args)
+            args[k] = shift(args[k])
+            base, moved = (_float(v) for v in f.many([(p.args, p.kwargs), (args, p.kwargs)]))
+            if base is None or moved is None or base.shape != e.shape or moved.shape != e.shape:
+                continue
+            if close(base, e) and not close(moved, e):
+                return diagnosis, detail
+        return None
+    return finding
+
+
+def large_offset(k):
+    """True for a probe whose argument k carries a common offset far larger than its spread (a precision probe)."""
+    def stressed(p):
+        a = p.args[k]
+        return isinstance(a, np.ndarray) and a.size > 1 and abs(float(a.mean())) > 1e3 * float(a.std())
+    return stressed
+
+
+def precision(stressed, cancellation=None):
+    """A finding: only the precision probes (`stressed(probe)` True) fail, every other probe passes.
+
+    Float32 arithmetic leaves its mark on the ordinary probes too (values off by about 1e-7, where float64
+    agrees to about 1e-15): precision-loss. Float64 that still fails has subtracted two huge, nearly equal
+    numbers: the (id, detail) pair `cancellation` when the exercise has a name for that, else precision-loss.
+    """
+    def finding(f, seen):
+        if any(o.kind != "ok" for _, o, _ in seen):
+            return None
+        wrong = [p for p, o, e in seen if not close(o.value, e)]
+        if not wrong or not all(stressed(p) for p in wrong):
+            return None
+        drift = 0.0  # the largest relative difference on the ordinary probes
+        for p, o, e in seen:
+            got = _float(o.value)
+            if not stressed(p) and got is not None and isinstance(e, np.ndarray) and got.shape == e.shape:
+                drift = max(drift, float(np.max(np.abs(got - e))) / max(1.0, float(np.max(np.abs(e)))))
+        if drift > 1e-11:
+            return "precision-loss", (f"your results differ by {drift:.0e} even on the ordinary probes (float64 "
+                                      "agrees to about 1e-15) and are wrong on the probe with a large offset: part "
+                                      "of your computation runs in float32")
+        return cancellation or ("precision-loss", "only the probe with a large offset fails: somewhere two huge, "
+                                                  "nearly equal numbers are subtracted")
+    return finding
+
+
+def huge_scores(k, diagnosis="softmax-no-max-subtraction"):
+    """A finding: the output is finite for ordinary scores and NaN/inf once argument k is large."""
+    def finding(f, seen):
+        bad = [o for _, o, e in seen if o.kind == "ok" and _float(o.value) is not None
+               and not np.isfinite(_float(o.value)).all() and _finite(e)]
+        if not bad:
+            return None
+        fine = [o for _, o, e in seen if o.kind == "ok" and close(o.value, e)]
+        return (diagnosis, "your result is NaN/inf only on the probe with huge scores") if fine else None
+    return finding
+
+
+def _finite(e):
+    return isinstance(e, np.ndarray) and bool(np.isfinite(e).all())
+
+
+# ----------------------------------------------------------------------------
+# asking
+
+class Ask:
+    """The learner's function behind the grader's isolated call.
+
+    f(*args, **kwargs) returns its value, or None when it raised, timed out or returned something unusable;
+    f.many([(args, kwargs), ...]) runs several calls at once (one child process for all of them).
+    """
+
+    def __init__(self, run):
+        self.run = run  # run([(args, kwargs, names)]) -> [Outcome]
+
+    def __call__(self, *args, **kwargs):
+        return self.many([(args, kwargs)])[0]
+
+    def many(self, calls):
+        outcomes = self.run([(tuple(a), dict(k), ()) for a, k in calls])
+        values = [o.value if o.kind == "ok" and not o.mutated else None for o in outcomes]
+        return values + [None] * (len(calls) - len(values))
+
+
+def first_finding(findings, f, seen):
+    """(id, detail) from the first finding that names something, or (None, None). A finding that
+    breaks on an unexpected output counts as no finding."""
+    for finding in findings:
+        with np.errstate(all="ignore"):
+            try:
+                found = finding(f, seen)
+            except Exception:  # noqa: BLE001 - the learner's output can be anything
+                found = None
+        if found:
+            return found if isinstance(found, tuple) else (found, None)
+    return None, None
+
+
+GENERAL = [error_finding, shape_finding]
