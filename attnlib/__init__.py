@@ -5,11 +5,11 @@ One module per idea, in course order:
 
     projection   x' = x W, and many rows at once            (notebooks 01-02)
     mixing       causal average, mask, softmax              (notebooks 04, 06)
-    attention    scores, one head, many heads, tiled        (notebooks 05-07)
-    layers       layer norm, GELU, MLP, the block           (notebook 08)
+    attention    scores, one head, many heads, tiled        (notebooks 05-07, 09, 14)
+    layers       layer norm, GELU, MLP, the block           (notebook 10)
     backprop     every layer as a forward/backward pair, for training
-    cache        one cached generation step, cache size     (notebook 11)
-    model        TinyLM: forward, backward, KV-cache generate (notebooks 08-11)
+    cache        one cached generation step, cache size     (notebook 14)
+    model        TinyLM: forward, backward, KV-cache generate (notebooks 08, 11-14)
     optim        Adam with weight decay and gradient clipping
     train        the training loop and ready-made experiments (import attnlib.train)
     data         the essay's example, toy tasks, a tokenizer

@@ -2,7 +2,8 @@
 
     python -m attnlib status          progress over workspace/exercises/ (and copies the course changed since)
     python -m attnlib check 06        grade workspace/exercises/06_*.ipynb in a fresh kernel
-    python -m attnlib hint 06         the hints for the exercises of lesson 06 (--level 2 for the nudges)
+    python -m attnlib hint 06         hint 1 for lesson 06's exercises; --level 2: where to look for the mistake
+                                      your copy shows; --level 3: the formula (the answer)
     python -m attnlib reset 06        back up your exercise notebook 06, then start again from the course's copy
     python -m attnlib update 06       back up your copies of lesson 06, then take the course's new version
     python -m attnlib lab             JupyterLab on 127.0.0.1 with a token, opening workspace/notebooks/00
@@ -18,6 +19,7 @@ import sys
 from . import workspace
 from .checks import hints
 from .checks import notebooks as nbs
+from .checks.diagnoses import explain, nudge
 from .course import LESSONS, lesson
 
 
@@ -39,22 +41,29 @@ def _lesson(key):
         raise SystemExit(str(exc)) from None
 
 
-def _report_sync(copies, root):
+def _command(args, *words):
+    """The command line to suggest, keeping the learner's --root."""
+    root = f" --root {args.root}" if getattr(args, "root", None) else ""
+    return f"python -m attnlib{root} " + " ".join(words)
+
+
+def _report_sync(copies, args):
     """Print what a sync did that the learner should know about; return the outdated copies."""
-    new = [c for c in copies if c.state == "new"]
-    if new:
-        print(f"workspace: {len(new)} new notebook(s) copied into {workspace.FOLDER}/")
+    for state, text in (("new", "new notebook(s) copied into"),
+                        ("updated", "notebook(s) you had not edited updated to the course's new version in")):
+        count = sum(c.state == state for c in copies)
+        if count:
+            print(f"workspace: {count} {text} {workspace.FOLDER}/")
     outdated = [c for c in copies if c.state == "outdated"]
     for c in outdated:
         print(f"workspace: the course changed {c.kind}/{c.stem}.ipynb since your copy was made; yours is kept.\n"
-              f"           To take the new version (yours is backed up first): "
-              f"python -m attnlib update {c.stem[:2]}")
+              f"           To take the new version (yours is backed up first): {_command(args, 'update', c.stem[:2])}")
     return outdated
 
 
 def cmd_status(args):
     root = course_root(args.root)
-    _report_sync(workspace.sync(root), root)
+    _report_sync(workspace.sync(root), args)
     counts = {"passed": 0, "failed": 0, "not attempted": 0}
     print(f"{'notebook':32} {'exercise':24} {'status':14} diagnosis")
     for les in LESSONS:
@@ -72,7 +81,7 @@ def cmd_status(args):
 def cmd_check(args):
     root = course_root(args.root)
     les = _lesson(args.notebook)
-    _report_sync(workspace.sync(root), root)
+    _report_sync(workspace.sync(root), args)
     path = workspace.exercise_copy(root, les.stem)
     results = nbs.graded(path, use_cache=False)
     print(f"{workspace.FOLDER}/exercises/{path.name}: ran in a fresh kernel\n")
@@ -83,17 +92,34 @@ def cmd_check(args):
 
 
 def cmd_hint(args):
+    """Hint 1 is the concept; hint 2 depends on the mistake found in your copy; hint 3 is the answer."""
     les = _lesson(args.notebook)
     if not les.exercises:
         raise SystemExit(f"lesson {les.stem} has no exercises")
+    found = {}
+    if args.level == 2:
+        root = course_root(args.root)
+        path = workspace.exercise_copy(root, les.stem)
+        if path.exists():
+            found = {r["name"]: r for r in nbs.graded(path)}
     for name in les.exercises:
         h1, h2 = hints(name)
         print(f"{name}\n  hint 1: {h1}")
-        if args.level >= 2:
-            print(f"  hint 2: {h2}")
+        if args.level == 2:
+            result = found.get(name, {})
+            diagnosis = result.get("diagnosis")
+            if result.get("status") == "passed":
+                print("  hint 2: your copy passes this check.")
+            elif nudge(diagnosis):
+                print(f"  hint 2 (for {diagnosis}: {explain(diagnosis)}): {nudge(diagnosis)}")
+            else:
+                print(f"  hint 2: no mistake named in your copy yet ({result.get('status', 'not graded')}); "
+                      f"run {_command(args, 'check', les.number)} and read its report.")
+        if args.level == 3:
+            print(f"  hint 3, the answer: {h2}")
         print()
-    if args.level < 2:
-        print(f"More: python -m attnlib hint {les.number} --level 2")
+    if args.level < 3:
+        print(f"More: {_command(args, 'hint', les.number, '--level', str(args.level + 1))}")
     return 0
 
 
@@ -117,14 +143,15 @@ def cmd_update(args):
         print(f"your copies of lesson {les.stem} are current")
     for c in outdated:
         saved = workspace.replace(root, c.kind, c.stem)
-        print(f"backed up your {c.kind}/{c.stem}.ipynb to {saved.relative_to(root)}; took the course's new version")
+        print(f"backed up your {c.kind}/{c.stem}.ipynb to {saved.relative_to(root)} and took the course's new "
+              f"version; open the backup to copy your own code into the new notebook")
     return 0
 
 
 def cmd_lab(args):
     from . import lab
     root = course_root(args.root)
-    _report_sync(workspace.sync(root), root)
+    _report_sync(workspace.sync(root), args)
     return lab.main(root, port=args.port, dry_run=args.dry_run, open_browser=not args.no_browser,
                     open_path=f"{workspace.FOLDER}/notebooks/{LESSONS[0].stem}.ipynb")
 
@@ -144,7 +171,8 @@ def main(argv=None):
         p = sub.add_parser(name, help=text)
         p.add_argument("notebook", help="the lesson number, e.g. 06")
         if name == "hint":
-            p.add_argument("--level", type=int, choices=(1, 2), default=1)
+            p.add_argument("--level", type=int, choices=(1, 2, 3), default=1,
+                           help="1 the concept, 2 where to look for your mistake, 3 the answer")
         p.set_defaults(func=func)
     p = sub.add_parser("lab", help="start JupyterLab on 127.0.0.1 with a token")
     p.add_argument("--port", type=int)

@@ -1,4 +1,4 @@
-"""Notebooks 05-07 and 11: scores, single-head and multi-head attention.
+"""Notebooks 05-07, 09 and 14: scores, single-head and multi-head attention.
 
     S = Q K^T / sqrt(d)          scores, one dot product per (query, key) pair
     A = softmax(S + mask)        weights: each row sums to 1, the future gets 0

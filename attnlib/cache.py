@@ -1,4 +1,4 @@
-"""Notebook 11: generation with a KV cache.
+"""Notebook 14: generation with a KV cache.
 
 When a model generates one token at a time, the keys and values of earlier tokens
 never change. Keeping them in a cache means each new token costs one query row

@@ -70,7 +70,7 @@ def essay_example(sentence=ESSAY_SENTENCE, d_model=6, d_head=6, seed=0):
 
 
 # ----------------------------------------------------------------------------
-# Toy corpora for training TinyLM (notebooks 08-11). Everything is generated
+# Toy corpora for training TinyLM (notebooks 11-13). Everything is generated
 # from a seeded rng: no downloads. Each task's `batch(batch_size, rng)` returns
 # Batch(tokens, targets, mask), all (B, T): targets[b, t] is what position t
 # should predict (-1 where nothing is scored) and mask marks the positions whose

@@ -1,4 +1,4 @@
-"""Notebook 08: the pieces around attention that make a stack of layers work.
+"""Notebook 10: the pieces around attention that make a stack of layers work.
 
 A pre-LN transformer block:
     Y = X + MHA(LN1(X))                       attention mixes rows

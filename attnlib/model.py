@@ -1,4 +1,4 @@
-"""Notebooks 08-11: TinyLM, a tiny causal transformer in numpy.
+"""Notebooks 08 and 11-14: TinyLM, a tiny causal transformer in numpy.
 
     X = tok_emb[tokens] + pos_emb[:T]          one row per token
     X = block_i(X) for each layer i             attention, then the MLP

@@ -171,13 +171,13 @@ def evaluate(model, task, batch_size=256, seed=12345):
 Result = namedtuple("Result", ["model", "task", "history", "accuracy", "seconds"])
 
 PRESETS = {
-    # the attention-needing task: copy the word span + 1 back (notebook 09)
+    # the attention-needing task: copy the word span + 1 back (notebook 11)
     "copy": dict(task=lambda: data.CopyTask(span=8), model=dict(d_model=32, n_heads=2, n_layers=2),
                  train=dict(steps=120, lr=1e-2, batch_size=32, rule_only=True)),
-    # the grammar: the place word agrees with the animal several words back
+    # the grammar: the place word agrees with the animal several words back (notebook 12)
     "sentences": dict(task=lambda: data.SentenceTask(seq_len=24), model=dict(d_model=32, n_heads=2, n_layers=2),
                       train=dict(steps=100, lr=1e-2, batch_size=32)),
-    # the convergence lesson (notebook 09): d_head = 64 and a too large init (0.2 instead of
+    # the convergence lesson (notebook 11): d_head = 64 and a too large init (0.2 instead of
     # 0.02), with and without the 1/sqrt(d_head) scale. Without it the scores are ~8x
     # larger, the softmax saturates and learning stalls for a while.
     "scaled": dict(task=lambda: data.CopyTask(span=8),
@@ -187,7 +187,7 @@ PRESETS = {
                      model=dict(d_model=128, n_heads=2, n_layers=2, init_std=0.2, attn_scale=False,
                                 dtype=np.float32),
                      train=dict(steps=60, lr=3e-3, batch_size=32, rule_only=True)),
-    # causal vs bidirectional on fill-in-the-blank (notebook 10)
+    # causal vs bidirectional on fill-in-the-blank (notebook 13)
     "blank_causal": dict(task=lambda: data.BlankTask(), model=dict(d_model=32, n_heads=2, n_layers=2),
                          train=dict(steps=60, lr=1e-2, batch_size=32)),
     "blank_bidirectional": dict(task=lambda: data.BlankTask(),

@@ -7,6 +7,8 @@ import sys
 import nbformat
 import pytest
 
+from attnlib.checks.diagnoses import nudge
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -68,7 +70,19 @@ def test_hint_levels(course, tmp_path):
     one = cli("hint", "05", root=course, env_home=tmp_path)
     assert one.returncode == 0 and hints("similarity")[0] in one.stdout and hints("similarity")[1] not in one.stdout
     two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
-    assert hints("similarity")[1] in two.stdout
+    assert "no mistake named in your copy yet (not attempted)" in two.stdout
+    assert hints("similarity")[1] not in two.stdout  # hint 2 is never the answer
+    three = cli("hint", "05", "--level", "3", root=course, env_home=tmp_path)
+    assert f"hint 3, the answer: {hints('similarity')[1]}" in three.stdout
+
+
+def test_hint_2_is_the_nudge_for_the_mistake_in_your_copy(course, tmp_path):
+    status = cli("status", root=course, env_home=tmp_path)
+    diagnosis = next(ln.split()[3] for ln in status.stdout.splitlines() if ln.startswith("02_batches"))
+    two = cli("hint", "02", "--level", "2", root=course, env_home=tmp_path)
+    assert nudge(diagnosis) and f"(for {diagnosis}" in two.stdout and nudge(diagnosis) in two.stdout
+    solve(course, "02_batches", None)
+    assert "your copy passes this check" in cli("hint", "02", "--level", "2", root=course, env_home=tmp_path).stdout
 
 
 def test_reset_backs_up_the_learners_file_then_restores_the_stub(course, tmp_path):

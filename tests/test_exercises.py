@@ -7,13 +7,12 @@ import nbformat
 import pytest
 
 from attnlib import checks
-from attnlib.checks.notebooks import CHECK_CALL, checked_names, exercise_text, make_exercise
+from attnlib.checks.notebooks import CHECK_CALL, HOW_IT_WORKS, checked_names, exercise_text, make_exercise
+from attnlib.course import EXERCISE_LESSONS
 from helpers import need
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-STEMS = ["01_projection", "02_batches", "03_tokens_and_values", "04_mixing_rows", "05_learned_mixing",
-         "06_mask_and_softmax", "07_attention_module", "08_stacking", "09_next_token", "10_no_mask",
-         "11_generation_and_kv_cache"]
+STEMS = [les.stem for les in EXERCISE_LESSONS]
 SOLUTIONS = [ROOT / "solutions" / f"{s}.ipynb" for s in STEMS]
 EXERCISES = [ROOT / "exercises" / f"{s}.ipynb" for s in STEMS]
 
@@ -24,18 +23,37 @@ def run_checks(path):
     for cell in nbformat.read(path, as_version=4).cells:
         if cell.cell_type != "code":
             continue
-        if CHECK_CALL.match(cell.source.strip()):
-            reports.append(eval(cell.source, ns))  # a check cell is one expression
+        if CHECK_CALL.search(cell.source):  # a check cell ends with one check(...) expression
+            *head, last = cell.source.strip().splitlines()
+            exec("\n".join(head), ns)
+            reports.append(eval(last, ns))
         else:
             exec(cell.source, ns)
     return reports
 
 
-def test_one_exercise_notebook_per_narrative_notebook_covering_every_name():
+def test_one_exercise_notebook_per_lesson_checking_its_names_in_course_order():
     assert all(p.exists() for p in SOLUTIONS + EXERCISES)
-    names = [n for p in SOLUTIONS for n in checked_names(nbformat.read(p, as_version=4))]
+    for les, path in zip(EXERCISE_LESSONS, SOLUTIONS):
+        assert checked_names(nbformat.read(path, as_version=4)) == list(les.exercises), path.name
+    names = [n for les in EXERCISE_LESSONS for n in les.exercises]
     assert sorted(names) == sorted(checks.NAMES)  # each checked exactly once
     assert names.index("softmax") < names.index("attention") < names.index("transformer_block")
+
+
+def test_check_cells_survive_a_redefined_check():
+    """Each check cell imports check itself, so a learner's `check = ...` earlier cannot replace the grader."""
+    for path in SOLUTIONS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and CHECK_CALL.search(cell.source):
+                assert cell.source.startswith("from attnlib.checks import check"), (path.name, cell.source)
+
+
+def test_the_shared_intro_lives_in_the_generator_only():
+    for sol, ex in zip(SOLUTIONS, EXERCISES):
+        assert "**How this works.**" not in sol.read_text(encoding="utf-8")
+        first = nbformat.read(ex, as_version=4).cells[0].source
+        assert first.endswith(HOW_IT_WORKS), ex.name
 
 
 @pytest.mark.parametrize("path", EXERCISES, ids=STEMS)
@@ -46,6 +64,7 @@ def test_exercises_are_exactly_what_the_generator_makes(path):
 
 def test_no_stray_exercise_notebooks():
     assert sorted(p.name for p in (ROOT / "exercises").glob("*.ipynb")) == sorted(p.name for p in EXERCISES)
+    assert sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb")) == sorted(p.name for p in SOLUTIONS)
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=STEMS)
@@ -64,7 +83,10 @@ def test_the_generator_cuts_out_every_solution_line():
     for path in SOLUTIONS:
         sol = nbformat.read(path, as_version=4)
         ex = make_exercise(sol)
-        for s_cell, e_cell in zip(sol.cells, ex.cells):
+        for k, (s_cell, e_cell) in enumerate(zip(sol.cells, ex.cells)):
+            if k == 0:
+                assert e_cell.source == s_cell.source + HOW_IT_WORKS
+                continue
             if "### BEGIN SOLUTION" not in s_cell.source:
                 assert s_cell == e_cell  # everything else, outputs included, is copied as is
                 continue

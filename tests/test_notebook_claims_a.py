@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 
+from attnlib.course import EXERCISE_LESSONS, STEMS
 from helpers import ROOT, need
 from helpers import load_notebook as load
 
@@ -25,11 +26,11 @@ def map_links():
     return notebooks, exercises
 
 
-def test_course_map_lists_00_to_11_in_order():
+def test_course_map_lists_the_lessons_in_course_order():
     notebooks, exercises = map_links()
-    assert [s[:2] for s in notebooks] == [f"{k:02d}" for k in range(12)]
-    assert [s[:2] for s in exercises] == [f"{k:02d}" for k in range(1, 12)]
-    assert exercises == notebooks[1:], "each exercise notebook shares its narrative notebook's name"
+    assert notebooks[:len(STEMS)] == list(STEMS)
+    assert exercises == [les.stem for les in EXERCISE_LESSONS]
+    assert set(exercises) <= set(notebooks), "each exercise notebook shares its narrative notebook's name"
 
 
 def test_course_map_links_every_notebook_and_exercise_on_disk():
@@ -64,6 +65,22 @@ def test_01_answers():
         np.zeros((128, 256)) @ np.zeros(128)
 
 
+def test_01_answer_4_products_of_inputs_need_two_projections_multiplied():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (200, 2))
+    target = x[:, 0] * x[:, 1]
+    design = np.column_stack([x, np.ones(200)])  # the best linear (even affine) fit of x0 * x1
+    residual = target - design @ np.linalg.lstsq(design, target, rcond=None)[0]
+    assert np.abs(residual).max() > 0.5
+    a, b = np.array([1.0, 0.0]), np.array([0.0, 1.0])  # two projections of the same input, multiplied
+    assert np.allclose((x @ a) * (x @ b), target)
+
+
+def test_00_credits_the_essay_the_course_follows():
+    text = "\n".join(c.source for c in load("00_start_here").cells if c.cell_type == "markdown")
+    assert "interactive walkthrough by Lisa Dlima" in text
+
+
 def test_01_pytorch_linear_stores_the_transposed_matrix():
     torch = need("torch", "the remark about nn.Linear in notebook 01")
     rng = np.random.default_rng(0)
@@ -83,11 +100,8 @@ def test_02_answers():
     X2[0] *= 2
     assert np.allclose((X2 @ W)[0], 2 * (X @ W)[0]) and np.array_equal((X2 @ W)[1], (X @ W)[1])
     assert (np.zeros((1000, 128)) @ np.zeros((128, 256))).size == 256_000
-    A = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]  # hand-built causal average
-    X3 = X.copy()
-    X3[-1] += 1.0
-    moved = np.abs(A @ (X3 @ W) - A @ (X @ W)).max(axis=1)
-    assert np.array_equal(moved[:3], np.zeros(3)) and moved[3] > 0
+    order = [2, 0, 3, 1]  # question 4: shuffled rows in, the same rows shuffled out
+    assert np.array_equal(X[order] @ W, (X @ W)[order])
 
 
 def test_03_answers():
@@ -100,3 +114,13 @@ def test_03_answers():
     V_swapped = word_vectors("the mat sat on the cat") @ Wv
     assert np.allclose(V_swapped, V[[0, 5, 2, 3, 4, 1]])
     assert np.allclose(np.full(6, 1 / 6) @ V, V.mean(axis=0))
+
+
+def test_02_03_the_batch_explorer_opens_with_nothing_edited():
+    from attnlib import widgets
+    X = np.round(np.random.default_rng(2).uniform(0.0, 1.0, size=(4, 6)), 1)
+    ex = widgets.batch_explorer(X, np.eye(6), tokens=[f"row {i}" for i in range(4)])
+    assert (ex.state["row"], ex.state["col"], ex.state["changed"]) == (1, 0, [])  # "opens on row 1, column 0"
+    assert "You edited" not in ex.views["note"].value  # no report of an edit nobody made
+    ex.controls["value"].value = float(X[1, 0]) + 0.5
+    assert ex.state["changed"] == [1] and "You edited" in ex.views["note"].value

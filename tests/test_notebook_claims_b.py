@@ -1,8 +1,9 @@
 """Notebooks 04-07: the claims their text makes.
 
 The notebook rules of DESIGN.md section 4 are checked in test_notebook_rules.py;
-these tests check that the general claims and the answers hidden in the "Check your intuition" cells are true, recomputed
-here with plain numpy (or PyTorch autograd) instead of the notebooks' own code.
+these tests check that the general claims and the answers hidden in the "Check your intuition"
+cells are true, recomputed here with plain numpy (or PyTorch autograd) instead of the notebooks'
+own code. The motivation of 05 is checked against the trained model that notebook 12 shows.
 """
 
 import numpy as np
@@ -62,6 +63,37 @@ def test_05_xxt_is_symmetric_but_qkt_is_not():
     S = (X @ Wq) @ (X @ Wk).T
     assert not np.allclose(S, S.T)
     assert np.allclose(S, X @ (Wq @ Wk.T) @ X.T)
+
+
+def test_05_in_the_grammar_the_place_is_fixed_by_the_animal():
+    from attnlib.data import cat_sentences
+    place_of = {}
+    for sentence in cat_sentences(300, seed=4):
+        words = sentence.split()
+        animal = words[words.index("the", 1) - 3]  # "... animal verb on the place ."
+        place_of.setdefault(animal, set()).add(words[-2])
+    assert place_of["cat"] == {"mat"} and place_of["dog"] == {"rug"} and place_of["bird"] == {"branch"}
+    assert all(len(places) == 1 for places in place_of.values())
+
+
+def test_05_motivation_the_trained_second_the_looks_at_cat():
+    from attnlib.train import train_task
+    run = train_task("sentences", seed=0, progress=False)  # the model notebook 12 shows
+    words = "the cat sat on the mat .".split()
+    tokens = run.task.tokenizer.encode(words)
+    maps = run.model.attention_maps(tokens)  # (layers, heads, T, T)
+    for layer_maps in maps:
+        for A in layer_maps:
+            assert words[int(np.argmax(A[4]))] == "cat"  # every head of every layer
+    next_word = run.task.tokenizer.words[int(run.model.forward(tokens[None])[0, 4].argmax())]
+    assert next_word == "mat"
+    strong = [(l, h) for l in range(maps.shape[0]) for h in range(maps.shape[1]) if maps[l, h, 4, 1] > 0.5]
+    assert len(strong) >= 3  # most heads give "cat" more than half of the row
+
+
+def test_05_a_fixed_three_back_rule_picks_the_hat():
+    s1, s2 = "the cat sat on the mat".split(), "the cat with the hat sat on the mat".split()
+    assert s1[4 - 3] == "cat" and s2[7 - 3] == "hat"
 
 
 # ---------------------------------------------------------------------------
@@ -133,6 +165,18 @@ def test_07_tiny_weights_give_the_uniform_average():
     A = at.attention_weights(X @ (0.01 * ex["Wq"]), X @ (0.01 * ex["Wk"]))  # question 4
     uniform = np.tril(np.ones((6, 6))) / np.arange(1, 7)[:, None]
     assert np.abs(A - uniform).max() < 1e-3
+
+
+def test_07_scores_are_quadratic_in_x():
+    rng = np.random.default_rng(9)
+    X, X2 = rng.standard_normal((2, 5, 6))
+    Wq, Wk = rng.standard_normal((2, 6, 4))
+
+    def scores(Z):
+        return (Z @ Wq) @ (Z @ Wk).T
+
+    assert np.allclose(scores(2 * X), 4 * scores(X))  # doubling X quadruples every score
+    assert not np.allclose(scores(X + X2), scores(X) + scores(X2))
 
 
 def test_07_attention_is_not_linear_but_fixed_mixing_is():

@@ -1,4 +1,4 @@
-"""Notebooks 08-11: the claims their text makes.
+"""Notebooks 11, 13 and 14: the claims their text makes.
 
 The notebook rules of DESIGN.md section 4 are checked in test_notebook_rules.py;
 these tests check that the general claims and the answers hidden in the "Check your intuition" cells hold, recomputed
@@ -21,50 +21,9 @@ def plain_attention(X, Wq, Wk, Wv, causal):
 
 
 # ---------------------------------------------------------------------------
-# 08: stacking
+# 11: next token
 
-def test_08_heads_split_columns_and_add_no_parameters():
-    import attnlib as at
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((5, 8))
-    Wq, Wk, Wv, Wo = rng.standard_normal((4, 8, 8))
-    for n_heads in (1, 2, 4):  # question 1: the same four 8 x 8 matrices for any head count
-        d = 8 // n_heads
-        heads = [plain_attention(X, Wq[:, h * d:(h + 1) * d], Wk[:, h * d:(h + 1) * d],
-                                 Wv[:, h * d:(h + 1) * d], causal=True) for h in range(n_heads)]
-        assert np.allclose(np.concatenate(heads, axis=1) @ Wo, at.multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads))
-    one, four = [plain_attention(X, Wq[:, :d], Wk[:, :d], Wv, True) for d in (8, 2)]
-    assert not np.allclose(one, four)  # narrower heads do give different patterns
-
-
-def test_08_repeated_averaging_without_a_shortcut_collapses_the_rows():
-    rng = np.random.default_rng(1)
-    X = rng.standard_normal((6, 16))
-    spread0 = np.linalg.norm(X - X.mean(axis=0))
-    Y = X.copy()
-    for _ in range(30):  # question 2: plain attention averages rows again and again
-        Wq, Wk = rng.standard_normal((2, 16, 16)) / 4
-        Y = plain_attention(Y, Wq, Wk, np.eye(16), causal=False)
-    assert np.linalg.norm(Y - Y.mean(axis=0)) < 1e-6 * spread0
-    assert np.allclose(Y.mean(axis=0), Y[0])  # every token now carries the same vector
-
-
-def test_08_causality_survives_any_depth():
-    rng = np.random.default_rng(2)
-    X = rng.standard_normal((7, 8))
-    X2 = X.copy()
-    X2[5] = rng.standard_normal(8)  # question 3: change position 5
-    Ws = rng.standard_normal((40, 3, 8, 8)) / 3
-    for Wq, Wk, Wv in Ws:  # 40 causal layers with residuals
-        X = X + plain_attention(X, Wq, Wk, Wv, causal=True)
-        X2 = X2 + plain_attention(X2, Wq, Wk, Wv, causal=True)
-    assert np.array_equal(X[:5], X2[:5]) and not np.allclose(X[5:], X2[5:])
-
-
-# ---------------------------------------------------------------------------
-# 09: next token
-
-def test_09_cross_entropy_gradient_is_p_minus_onehot_torch():
+def test_11_cross_entropy_gradient_is_p_minus_onehot_torch():
     torch = need("torch", "PyTorch autograd is the independent reference for the cross-entropy gradient")
     z = np.random.default_rng(3).standard_normal(6)
     zt = torch.tensor(z, requires_grad=True)
@@ -74,7 +33,7 @@ def test_09_cross_entropy_gradient_is_p_minus_onehot_torch():
     assert np.all(zt.grad.numpy()[np.arange(6) != 4] > 0)  # every wrong word is pushed down
 
 
-def test_09_copy_task_first_half_is_uniform_and_second_half_is_determined():
+def test_11_copy_task_first_half_is_uniform_and_second_half_is_determined():
     from attnlib.data import CopyTask
     task = CopyTask(span=8)
     b = task.batch(4000, np.random.default_rng(4))
@@ -86,16 +45,42 @@ def test_09_copy_task_first_half_is_uniform_and_second_half_is_determined():
     assert math.isclose(math.log(n_words), 2.4849, abs_tol=1e-4)
 
 
-def test_09_low_temperature_tends_to_argmax():
+def test_11_low_temperature_tends_to_argmax():
     z = np.array([1.0, 2.5, 2.4, -1.0])
     assert softmax_rows(z / 1e-3).round(6).tolist() == [0.0, 1.0, 0.0, 0.0]  # question 5
     assert np.allclose(softmax_rows(z / 1e3), 0.25, atol=1e-3)
 
 
-# ---------------------------------------------------------------------------
-# 10: no mask
+def test_11_learning_rate_warms_up_then_decays_along_a_cosine_to_a_tenth():
+    from attnlib.train import lr_at
+    steps, lr, warmup = 120, 1e-2, 20
+    for step in range(steps):  # the schedule the notebook describes, written out
+        if step < warmup:
+            expected = lr * (step + 1) / warmup
+        else:
+            expected = lr / 10 + (lr - lr / 10) * (1 + math.cos(math.pi * (step - warmup) / (steps - warmup))) / 2
+        assert math.isclose(lr_at(step, steps, lr, warmup), expected, rel_tol=1e-12)
+    assert math.isclose(lr_at(warmup - 1, steps, lr, warmup), lr)
 
-def test_10_unmasked_layers_without_positions_are_permutation_equivariant():
+
+def test_11_the_copy_pointer_needs_the_position_vectors():
+    from attnlib.train import train_task
+    result = train_task("copy", seed=0, progress=False)  # the notebook's loop, with the same settings
+    model, task = result.model, result.task
+    tokens, targets, mask = task.batch(256, np.random.default_rng(12345))
+
+    def accuracy():
+        return float(np.mean(model.forward(tokens).argmax(axis=-1)[mask] == targets[mask]))
+
+    assert accuracy() >= 0.99
+    model.params["pos_emb"][:] = 0.0
+    assert accuracy() < 0.25
+
+
+# ---------------------------------------------------------------------------
+# 13: no mask
+
+def test_13_unmasked_layers_without_positions_are_permutation_equivariant():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((6, 8))
     perm = rng.permutation(6)
@@ -109,7 +94,7 @@ def test_10_unmasked_layers_without_positions_are_permutation_equivariant():
     assert not np.allclose(Yc, (X + plain_attention(X, *Ws[0], causal=True))[perm])
 
 
-def test_10_before_the_blank_nothing_tells_the_animal():
+def test_13_before_the_blank_nothing_tells_the_animal():
     from attnlib.data import BlankTask
     task = BlankTask()
     b = task.batch(4000, np.random.default_rng(6))
@@ -125,7 +110,7 @@ def test_10_before_the_blank_nothing_tells_the_animal():
     assert all(len(set(answers[[a == s for a in after]])) == 1 for s in set(after))
 
 
-def test_10_cross_attention_shapes():
+def test_13_cross_attention_shapes():
     rng = np.random.default_rng(7)
     X_fr, X_en = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
     Wq, Wk, Wv = rng.standard_normal((3, 6, 6))
@@ -134,10 +119,22 @@ def test_10_cross_attention_shapes():
     assert np.allclose(A.sum(axis=1), 1)
 
 
-# ---------------------------------------------------------------------------
-# 11: generation and the KV cache
+def test_13_without_the_mask_a_new_token_changes_the_keys_above_the_first_layer():
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((6, 8))  # token vectors (embedding plus position) of 6 tokens
+    X_more = np.vstack([X, rng.standard_normal((1, 8))])  # one more token appended
+    (Wq1, Wk1, Wv1), (_, Wk2, Wv2) = rng.standard_normal((2, 3, 8, 8)) / 3
+    for causal in (False, True):  # question 3: layer 1's keys come from X; layer 2's from layer 1's output
+        H, H_more = (Z + plain_attention(Z, Wq1, Wk1, Wv1, causal) for Z in (X, X_more))
+        assert np.array_equal((X_more @ Wk1)[:6], X @ Wk1) and np.array_equal((X_more @ Wv1)[:6], X @ Wv1)
+        assert np.allclose((H_more @ Wk2)[:6], H @ Wk2) == causal
+        assert np.allclose((H_more @ Wv2)[:6], H @ Wv2) == causal
 
-def test_11_cache_sizes_by_hand():
+
+# ---------------------------------------------------------------------------
+# 14: generation and the KV cache
+
+def test_14_cache_sizes_by_hand():
     import attnlib as at
     assert at.kv_cache_bytes(12, 12, 64, 1024) == 2 * 12 * 12 * 64 * 1024 * 2
     mha = 2 * 32 * 32 * 128 * 32768 * 2
@@ -146,7 +143,7 @@ def test_11_cache_sizes_by_hand():
     assert at.kv_cache_bytes(40, 40, 128, 4096) == 5 * at.kv_cache_bytes(40, 8, 128, 4096)  # question 3
 
 
-def test_11_online_softmax_merges_blocks_exactly():
+def test_14_online_softmax_merges_blocks_exactly():
     rng = np.random.default_rng(8)
     s, v = 4 * rng.standard_normal(40), rng.standard_normal((40, 3))
     m, l, acc = -np.inf, 0.0, np.zeros(3)
@@ -159,7 +156,7 @@ def test_11_online_softmax_merges_blocks_exactly():
     assert np.allclose(acc / l, softmax_rows(s) @ v)
 
 
-def test_11_cached_step_equals_the_last_row_of_full_attention():
+def test_14_cached_step_equals_the_last_row_of_full_attention():
     rng = np.random.default_rng(9)
     X = rng.standard_normal((9, 8))
     Wq, Wk, Wv = rng.standard_normal((3, 8, 8))

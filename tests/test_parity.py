@@ -92,7 +92,8 @@ class TorchBlock:
 def test_pre_ln_block(torch, causal):
     r = rng(4)
     d, n_heads, n = 8, 2, 5
-    p = {k: r.normal(size=d) * 0.2 + (1.0 if k.endswith("_g") else 0.0) for k in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "b2")}
+    p = {k: r.normal(size=d) * 0.2 + (1.0 if k.endswith("_g") else 0.0)
+         for k in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "b2")}
     p.update({k: r.normal(size=(d, d)) / 3 for k in ("Wq", "Wk", "Wv", "Wo")})
     p.update(W1=r.normal(size=(d, 4 * d)) / 3, b1=r.normal(size=4 * d) * 0.2, W2=r.normal(size=(4 * d, d)) / 6)
     X = r.normal(size=(n, d))

@@ -8,6 +8,7 @@ import pytest
 from attnlib import viz, widgets
 from attnlib.data import essay_example
 
+from helpers import softmax_rows
 from test_viz import Cells
 
 
@@ -46,6 +47,7 @@ ALL = {
     "attention": lambda: widgets.attention_explorer(),
     "heads-layers": lambda: widgets.heads_layers_explorer(*widgets.random_stack_maps()),
     "kv-cache": lambda: widgets.kv_cache_explorer(),
+    "positions": lambda: widgets.positions_explorer(),
 }
 
 
@@ -257,6 +259,98 @@ def test_heads_layers_uses_a_heatmap_for_long_sentences():
 
 
 # ----------------------------------------------------------------------------
+# positions
+
+def notebook_08_positions():
+    """The position table notebook 08 draws: 16 x 6, uniform in [-0.5, 0.5], rounded to 0.1, seed 8."""
+    return np.round(np.random.default_rng(8).uniform(-0.5, 0.5, (16, 6)), 1)
+
+
+def ref_positions(sentence, positions, causal):
+    ex = essay_example(sentence)
+    X = ex["X"] + (notebook_08_positions()[:len(ex["tokens"])] if positions else 0.0)
+    _, _, _, _, A, O = ref_attention_on(X, ex, causal)
+    return X, A, O
+
+
+def ref_attention_on(X, ex, causal):
+    Q, K, V = X @ ex["Wq"], X @ ex["Wk"], X @ ex["Wv"]
+    n, d = Q.shape
+    S = np.array([[Q[i] @ K[j] for j in range(n)] for i in range(n)]) / np.sqrt(d)
+    if causal:
+        S = S + np.array([[0.0 if j <= i else -np.inf for j in range(n)] for i in range(n)])
+    A = ref_softmax(S)
+    return Q, K, V, S, A, A @ V
+
+
+def test_positions_opens_without_positions_and_the_two_the_rows_are_identical():
+    ex = widgets.positions_explorer()
+    assert not ex.controls["positions"].value and not ex.controls["causal"].value
+    X, A, O = ref_positions("the cat sat on the mat", positions=False, causal=False)
+    np.testing.assert_allclose(ex.state["X"], X, rtol=1e-12)
+    np.testing.assert_allclose(ex.state["O"], O, rtol=1e-12)
+    np.testing.assert_array_equal(ex.state["O"][0], ex.state["O"][4])
+    assert ex.state["repeats"] == {"the": [0, 4]} and ex.state["gaps"] == {"the": 0.0}
+    assert "<b>identical</b>" in ex.views["note"].value
+    assert [t["name"] for t in Cells(ex.views["inputs"].value).tables] == ["X"]
+
+
+def test_positions_toggle_adds_p_and_separates_the_repeated_word():
+    ex = widgets.positions_explorer()
+    ex.controls["positions"].value = True
+    X, A, O = ref_positions("the cat sat on the mat", positions=True, causal=False)
+    np.testing.assert_allclose(ex.state["X"], X, rtol=1e-12)
+    np.testing.assert_allclose(ex.state["A"], A, rtol=1e-12)
+    np.testing.assert_allclose(ex.state["O"], O, rtol=1e-12)
+    assert ex.state["gaps"]["the"] == pytest.approx(np.abs(O[0] - O[4]).max(), rel=1e-12) and O[0, 0] != O[4, 0]
+    tables = {t["name"]: t for t in Cells(ex.views["inputs"].value).tables}
+    assert list(tables) == ["words", "P", "X"] and tables["P"]["row_labels"] == ["0", "1", "2", "3", "4", "5"]
+    assert "<b>different</b>" in ex.views["note"].value
+    ex.controls["positions"].value = False
+    assert ex.state["gaps"] == {"the": 0.0}
+
+
+def test_positions_under_the_mask_a_row_sees_a_set_not_an_order():
+    ex = widgets.positions_explorer()
+    ex.controls["causal"].value = True
+    O = ex.state["O"].copy()
+    assert np.all(np.triu(ex.state["A"], k=1) == 0.0) and ex.state["gaps"]["the"] > 0
+    ex.controls["sentence"].value = "sat the on cat the mat"  # the first four words shuffled
+    _, _, O_ref = ref_positions("sat the on cat the mat", positions=False, causal=True)
+    np.testing.assert_allclose(ex.state["O"], O_ref, rtol=1e-12)
+    np.testing.assert_allclose(ex.state["O"][4:], O[4:], rtol=1e-12)  # rows 4 and 5 cannot tell
+    ex.controls["positions"].value = True
+    O_pos = ex.state["O"]
+    ex.controls["sentence"].value = "the cat sat on the mat"
+    assert not np.allclose(ex.state["O"][4:], O_pos[4:])  # with positions they can
+
+
+def test_positions_state_permutes_with_the_words_only_without_positions():
+    base = widgets.positions_state("a dog saw a cat")
+    moved = widgets.positions_state("cat a saw dog a")  # positions 4, 0, 2, 1, 3
+    np.testing.assert_allclose(moved["O"], base["O"][[4, 0, 2, 1, 3]], rtol=1e-12)
+    with_p = [widgets.positions_state(s, positions=True) for s in ("a dog saw a cat", "cat a saw dog a")]
+    assert not np.allclose(with_p[1]["O"], with_p[0]["O"][[4, 0, 2, 1, 3]])
+
+
+def test_positions_explorer_uses_the_p_it_is_given_and_reports_bad_input():
+    P = np.arange(24.0).reshape(4, 6) / 100
+    P0 = P.copy()
+    ex = widgets.positions_explorer("the end", P)
+    ex.controls["positions"].value = True
+    np.testing.assert_allclose(ex.state["X"], essay_example("the end")["X"] + P[:2], rtol=1e-12)
+    assert "no word repeats" in ex.views["note"].value.lower()
+    ex.controls["sentence"].value = "one two three four five"
+    assert "5 words but P has only 4 positions" in ex.error
+    assert ex.state["tokens"] == ["the", "end"]
+    np.testing.assert_array_equal(P, P0)
+    with pytest.raises(ValueError, match="P must have 6 columns"):
+        widgets.positions_explorer("the end", np.zeros((4, 5)))
+    with pytest.raises(ValueError, match="no words"):
+        widgets.positions_explorer("...")
+
+
+# ----------------------------------------------------------------------------
 # bad input, offline rendering
 
 @pytest.mark.parametrize("build, words", [
@@ -285,10 +379,10 @@ def all_rendered_html():
     out = [viz.matrix(M, list("abcd"), title="M").html,
            viz.equation(viz.matrix(M), "\u00d7", np.eye(4), "=", viz.matrix(M)).html,
            viz.matmul_step(np.eye(4), np.ones((4, 2)), 1, 1).html]
-    for name, build in ALL.items():
+    for build in ALL.values():
         ex = build()
         out += [v.value for v in ex.views.values()]
-        for key, control in ex.controls.items():
+        for control in ex.controls.values():
             if hasattr(control, "max") and not isinstance(control.value, str):
                 control.value = control.max
                 out += [v.value for v in ex.views.values()]
@@ -330,3 +424,44 @@ def test_explorers_never_modify_the_arrays_they_are_given():
     np.testing.assert_array_equal(W, W0)
     np.testing.assert_array_equal(V, X0)
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+
+
+
+
+def test_similarity_explorer_opens_on_a_given_Q_and_K():
+    rng = np.random.default_rng(0)
+    Q, K = rng.normal(size=(2, 6, 4))
+    ex = widgets.similarity_explorer(sentence="the cat sat on the mat", Q=Q, K=K, query=2, key=1)
+    assert (ex.state["i"], ex.state["j"]) == (2, 1)
+    assert abs(ex.state["dot"] - Q[2] @ K[1]) < 0.05  # the sliders hold q and k rounded to 0.01
+    keep = [0, 1, 3, 4, 5]  # every row but the edited query's: exactly Q K^T
+    np.testing.assert_allclose(ex.state["S"][keep][:, [0, 2, 3, 4, 5]], (Q @ K.T)[keep][:, [0, 2, 3, 4, 5]])
+    with pytest.raises(ValueError, match="both Q and K"):
+        widgets.similarity_explorer(Q=Q)
+    with pytest.raises(ValueError, match="n = 2 words"):
+        widgets.similarity_explorer(sentence="the cat", Q=Q, K=K)
+
+
+def test_attention_explorer_shows_a_given_head():
+    rng = np.random.default_rng(1)
+    table = {w: rng.normal(size=5) for w in "the cat sat on mat".split()}
+    Wq, Wk, Wv = rng.normal(size=(3, 5, 4))
+
+    def embed(words):
+        unknown = [w for w in words if w not in table]
+        if unknown:
+            raise ValueError(f"unknown words {unknown}")
+        return np.array([table[w] for w in words])
+
+    ex = widgets.attention_explorer("the cat sat on the mat", embed=embed, Wq=Wq, Wk=Wk, Wv=Wv)
+    X = embed("the cat sat on the mat".split())
+    S = (X @ Wq) @ (X @ Wk).T / 2
+    S[np.triu_indices(6, k=1)] = -np.inf
+    np.testing.assert_allclose(ex.state["A"], softmax_rows(S))
+    np.testing.assert_allclose(ex.state["O"], softmax_rows(S) @ X @ Wv)
+    ex.controls["sentence"].value = "the dog sat"  # a word the head has no row for
+    assert "dog" in ex.error and ex.state["A"].shape == (6, 6)  # the message, and the last good state
+    ex.controls["sentence"].value = "the mat"
+    assert ex.error is None and ex.state["A"].shape == (2, 2)
+    with pytest.raises(ValueError, match="all of embed"):
+        widgets.attention_explorer(embed=embed)

@@ -112,7 +112,7 @@ def test_pull_update_regenerate_and_test_leave_the_learners_work_intact(upstream
     assert rows["project"] == "passed", after.stdout  # and it is graded
     assert rows["attend_step"] == "not attempted"  # the new lesson's exercises appear
     assert (ws / "exercises" / f"{LATER}.ipynb").exists() and (ws / "notebooks" / f"{LATER}.ipynb").exists()
-    assert "changed exercises/01_projection.ipynb" in after.stdout and "python -m attnlib update 01" in after.stdout
+    assert "changed exercises/01_projection.ipynb" in after.stdout and f"--root {learner} update 01" in after.stdout
     assert "changed exercises/03_tokens_and_values" not in after.stdout  # never opened: silently replaced
     assert "clearer sentence" in (ws / "exercises" / "03_tokens_and_values.ipynb").read_text()
 

@@ -27,5 +27,6 @@ from .tables import (CSS, MINUS, NEGATIVE, PANEL, POSITIVE, EquationView, Matmul
                      cell_colour, equation, fmt, matmul_step, matrix)
 from .figures import colormap, curves, heads_grid, heatmap
 
-__all__ = ["matrix", "equation", "matmul_step", "heatmap", "heads_grid", "curves", "colormap",
+__all__ = ["CSS", "MINUS", "NEGATIVE", "PANEL", "POSITIVE",
+           "matrix", "equation", "matmul_step", "heatmap", "heads_grid", "curves", "colormap",
            "cell_colour", "fmt", "View", "MatrixView", "EquationView", "MatmulStepView"]

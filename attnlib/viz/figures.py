@@ -6,7 +6,7 @@ the tables never need it.
 """
 import numpy as np
 
-from .tables import MINUS, NEGATIVE, POSITIVE, _as_matrix, _labels, _scale, fmt
+from .tables import MINUS, NEGATIVE, POSITIVE, as_matrix, check_labels, colour_scale, fmt
 
 
 def colormap(positive_only=False):
@@ -38,11 +38,11 @@ def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
     The array shown is kept as `fig.ra_data`.
     """
     from matplotlib.figure import Figure
-    data = _as_matrix("M", M)
+    data = as_matrix("M", M)
     n, m = data.shape
-    rows = _labels("rows", rows, n, data.shape)
-    cols = _labels("cols", cols, m, data.shape)
-    scale = _scale(data, vmax)
+    rows = check_labels("rows", rows, n, data.shape)
+    cols = check_labels("cols", cols, m, data.shape)
+    scale = colour_scale(data, vmax)
     size = min(max(0.24 * max(n, m) + 1.2, 3.0), 10.0)
     fig = Figure(figsize=(size * max(m / max(n, m), 0.5) + 1.0, size * max(n / max(n, m), 0.5)),
                  layout="constrained")
@@ -70,7 +70,7 @@ def heads_grid(A_stack, tokens, title=None):
     if A_stack.ndim != 4 or A_stack.shape[2] != A_stack.shape[3]:
         raise ValueError(f"A_stack must have shape (n_layers, n_heads, n, n), got {A_stack.shape}")
     n_layers, n_heads, n, _ = A_stack.shape
-    tokens = _labels("tokens", tokens, n, A_stack.shape[2:])
+    tokens = check_labels("tokens", tokens, n, A_stack.shape[2:])
     cell = min(max(0.16 * n + 0.8, 1.6), 3.2)
     fig = Figure(figsize=(cell * n_heads + 1.4, cell * n_layers + 0.9))
     axes = fig.subplots(n_layers, n_heads, squeeze=False,

@@ -33,7 +33,7 @@ CSS = f"""<style>
 # ----------------------------------------------------------------------------
 # checks and formatting
 
-def _as_matrix(name, M):
+def as_matrix(name, M):
     """M as a 2-D float array (inf and NaN allowed: a view shows what it is given)."""
     arr = np.asarray(M)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
@@ -48,7 +48,7 @@ def _as_matrix(name, M):
     return arr.astype(np.float64)
 
 
-def _labels(what, labels, size, M_shape):
+def check_labels(what, labels, size, M_shape):
     if labels is None:
         return [str(i) for i in range(size)]
     labels = [str(s) for s in labels]
@@ -89,7 +89,7 @@ def cell_colour(v, vmax):
     return bg, ("#fff" if t > 0.55 else "#111")
 
 
-def _scale(data, vmax):
+def colour_scale(data, vmax):
     if vmax is not None:
         vmax = float(vmax)
         if not vmax > 0:
@@ -145,7 +145,7 @@ class View(HTML):
         return f"<{type(self).__name__}>"
 
 
-def _esc(s):
+def esc(s):
     return _html.escape(str(s))
 
 
@@ -168,16 +168,16 @@ def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=
     name: the table's data-name (default: the title). highlight_rows / highlight_cols /
     highlight_cells ((i, j) pairs) get a dark ring; target (i, j) gets a magenta ring.
     """
-    data = _as_matrix("M", M)
+    data = as_matrix("M", M)
     n, m = data.shape
-    rows = _labels("rows", rows, n, data.shape)
-    cols = _labels("cols", cols, m, data.shape)
+    rows = check_labels("rows", rows, n, data.shape)
+    cols = check_labels("cols", cols, m, data.shape)
     precision = int(precision)
-    scale = _scale(data, vmax)
+    scale = colour_scale(data, vmax)
     name = title if name is None else name
     hr, hc = set(highlight_rows), set(highlight_cols)
     hcells = {tuple(c) for c in highlight_cells}
-    head = "".join(f'<th class="ra-col">{_esc(c)}</th>' for c in cols)
+    head = "".join(f'<th class="ra-col">{esc(c)}</th>' for c in cols)
     lines = [f'<tr><th></th>{head}</tr>']
     target = tuple(target) if target is not None else None
     for i, values in enumerate(data.tolist()):
@@ -186,12 +186,12 @@ def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=
             ring = "target" if (i, j) == target else \
                 "line" if (i in hr or j in hc or (i, j) in hcells) else None
             tds.append(_td(v, scale, precision, ring))
-        lines.append(f'<tr><th class="ra-row">{_esc(rows[i])}</th>{"".join(tds)}</tr>')
-    title_html = (f'<b>{_esc(title)}</b> ' if title else "") + \
+        lines.append(f'<tr><th class="ra-row">{esc(rows[i])}</th>{"".join(tds)}</tr>')
+    title_html = (f'<b>{esc(title)}</b> ' if title else "") + \
         f'<span style="color:#888">({n}\u00d7{m})</span>'
     body = (f'<div class="ra-block" style="display:inline-block;vertical-align:top">'
             f'<div class="ra-title" style="height:20px;white-space:nowrap">{title_html}</div>'
-            f'<table class="ra-matrix" data-name="{_esc(name or "")}" '
+            f'<table class="ra-matrix" data-name="{esc(name or "")}" '
             f'style="border-collapse:collapse;{FONT}">{"".join(lines)}</table></div>')
     return MatrixView(data, rows, cols, title, name, precision, scale, body)
 
@@ -206,7 +206,7 @@ class EquationView(View):
 
 def _op(text):
     return (f'<div class="ra-op" style="align-self:center;font-size:20px;padding:0 2px;'
-            f'color:#333;white-space:nowrap">{_esc(text)}</div>')
+            f'color:#333;white-space:nowrap">{esc(text)}</div>')
 
 
 def equation(*items):
@@ -245,7 +245,7 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
 
     L (n, k), R (k, m). rows: n labels, cols: m labels, inner: k labels.
     """
-    L, R = _as_matrix("L", L), _as_matrix("R", R)
+    L, R = as_matrix("L", L), as_matrix("R", R)
     if L.shape[1] != R.shape[0]:
         raise ValueError(f"L has {L.shape[1]} columns but R has {R.shape[0]} rows (L {L.shape}, R {R.shape})")
     n, m = L.shape[0], R.shape[1]
@@ -263,9 +263,9 @@ def matmul_step(L, R, i, j, rows=None, cols=None, inner=None, names=("L", "R", "
     shown = [f"{fmt(a, precision)}\u00b7{_paren(fmt(b, precision))}" for a, b in zip(L[i], R[:, j])]
     if len(shown) > 12:
         shown = shown[:6] + [f"\u2026 ({len(shown) - 12} more) \u2026"] + shown[-6:]
-    label = f"{_esc(on)}[{_esc(ov.rows[i])}, {_esc(ov.cols[j])}]"
+    label = f"{esc(on)}[{esc(ov.rows[i])}, {esc(ov.cols[j])}]"
     sum_text = (f'<div class="ra-dot" style="margin-top:6px">{label} = '
-                f'{" + ".join(_esc(s) for s in shown)} = <b>{fmt(O[i, j], precision)}</b></div>')
+                f'{" + ".join(esc(s) for s in shown)} = <b>{fmt(O[i, j], precision)}</b></div>')
     eq = equation(lv, "\u00d7", rv, "=", ov)
     view = MatmulStepView(CSS + f'<div class="ra-view ra-matmul-step">{eq.body}{sum_text}</div>')
     view.data, view.i, view.j, view.terms, view.value = O, i, j, terms, float(O[i, j])

@@ -23,17 +23,19 @@ panels (class `ra-snapshot`), which renderers without a kernel show instead.
     projection    projection_explorer(x, W)                projection_state
     batch         batch_explorer(X, W, tokens)             batch_state
     mixing        mixing_explorer(V, tokens)               mixing_state
-    similarity    similarity_explorer(q, k)                similarity_state
+    similarity    similarity_explorer(q, k, Q=, K=)        similarity_state
     softmax       softmax_explorer(scores)                 softmax_state
-    attention     attention_explorer(sentence, seed)       attention_state
+    attention     attention_explorer(sentence, seed,       attention_state
+                    embed=, Wq=, Wk=, Wv=)  (a trained head)
     heads-layers  heads_layers_explorer(A_stack, tokens)   heads_layers_state
     kv-cache      kv_cache_explorer(sentence, seed)        kv_cache_state
+    positions     positions_explorer(sentence, P, seed)    positions_state
 
 `random_stack_maps(sentence, n_layers, n_heads, seed)` builds an A_stack from
 random transformer blocks, so the heads-layers explorer works without a trained model.
 
 Modules, in course order: explorer (the container), rows (projection, batch,
-mixing), scores (similarity, softmax), attention, heads, kv_cache.
+mixing), scores (similarity, softmax), attention, positions, heads, kv_cache.
 """
 from .explorer import Explorer, snapshot_html
 from .rows import (batch_explorer, batch_state, mixing_explorer, mixing_state, mixing_weights,
@@ -44,8 +46,12 @@ from .attention import attention_explorer, attention_frames, attention_state, re
 from .heads import (HeatmapPanel, heads_layers_explorer, heads_layers_state, random_stack_maps,
                     render_heads_layers)
 from .kv_cache import kv_cache_explorer, kv_cache_state, render_kv_cache
+from .positions import positions_explorer, positions_state
 
 __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer", "similarity_explorer",
            "softmax_explorer", "attention_explorer", "heads_layers_explorer", "kv_cache_explorer",
            "random_stack_maps", "projection_state", "batch_state", "mixing_state", "similarity_state",
-           "softmax_state", "attention_state", "heads_layers_state", "kv_cache_state"]
+           "softmax_state", "attention_state", "heads_layers_state", "kv_cache_state",
+           "positions_explorer", "positions_state", "snapshot_html", "mixing_weights", "attention_frames",
+           "HeatmapPanel", "render_projection", "render_batch", "render_mixing", "render_similarity",
+           "render_softmax", "render_attention", "render_heads_layers", "render_kv_cache"]

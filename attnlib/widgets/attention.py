@@ -3,8 +3,8 @@ import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..viz.tables import _esc
-from ..data import essay_example
+from ..viz.tables import esc
+from ..data import essay_example, tokenize
 from ..mixing import causal_mask, softmax
 from .explorer import Explorer, _cached_render, _checkbox, _text
 
@@ -15,12 +15,28 @@ def attention_frames(n, d):
         [("O", i, c) for i in range(n) for c in range(d)]
 
 
-def attention_state(sentence="the cat sat on the mat", causal=True, scale=True, step=0, seed=0):
-    """Every matrix of one attention head on a sentence: X, Q, K, V, S, mask, A, O."""
-    ex = essay_example(sentence, seed=seed)
-    tokens, X = ex["tokens"], ex["X"]
+def attention_state(sentence="the cat sat on the mat", causal=True, scale=True, step=0, seed=0,
+                    embed=None, Wq=None, Wk=None, Wv=None):
+    """Every matrix of one attention head on a sentence: X, Q, K, V, S, mask, A, O.
+
+    By default X holds the example's word vectors and Wq, Wk, Wv are the example's
+    weights. To show another head (e.g. a trained one), give all four of embed, a
+    function from the list of words to X (n, d_in), and Wq, Wk, Wv (d_in, d_head).
+    """
+    given = [w is not None for w in (embed, Wq, Wk, Wv)]
+    if any(given) and not all(given):
+        raise ValueError("give all of embed, Wq, Wk and Wv, or none of them")
+    if embed is None:
+        ex = essay_example(sentence, seed=seed)
+        tokens, X, Wq, Wk, Wv = ex["tokens"], ex["X"], ex["Wq"], ex["Wk"], ex["Wv"]
+    else:
+        tokens = tokenize(sentence)
+        X = np.asarray(embed(tokens), dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] != len(tokens) or X.shape[1] != np.shape(Wq)[0]:
+            raise ValueError(f"embed must return X (n, d_in) with n = {len(tokens)} words and d_in = "
+                             f"Wq.shape[0] = {np.shape(Wq)[0]}, got {X.shape}")
     n = len(tokens)
-    Q, K, V = X @ ex["Wq"], X @ ex["Wk"], X @ ex["Wv"]  # (n, d_head)
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv  # (n, d_head)
     d = Q.shape[1]
     S = Q @ K.T  # (n, n)
     if scale:
@@ -30,7 +46,7 @@ def attention_state(sentence="the cat sat on the mat", causal=True, scale=True, 
     O = A @ V  # (n, d_head)
     frames = attention_frames(n, V.shape[1])
     step = int(min(max(step, 0), len(frames) - 1))
-    return {"tokens": tokens, "X": X, "Wq": ex["Wq"], "Wk": ex["Wk"], "Wv": ex["Wv"], "Q": Q, "K": K,
+    return {"tokens": tokens, "X": X, "Wq": Wq, "Wk": Wk, "Wv": Wv, "Q": Q, "K": K,
             "V": V, "S": S, "mask": mask, "A": A, "O": O, "causal": causal, "scale": scale,
             "step": step, "frame": frames[step], "n_frames": len(frames)}
 
@@ -68,7 +84,7 @@ def render_attention_frame(s):
         frame = viz.matmul_step(s["Q"], R, i, j, rows=t, cols=t, inner=dims,
                                 names=("Q", "K\u1d40/\u221ad" if s["scale"] else "K\u1d40", "S")).html
         if s["causal"] and j > i:
-            frame += _text(f"{_esc(t[j])} comes after {_esc(t[i])}: the mask turns this score into "
+            frame += _text(f"{esc(t[j])} comes after {esc(t[i])}: the mask turns this score into "
                            f"\u2212\u221e, so its weight in A is exactly 0.")
     else:
         frame = viz.matmul_step(s["A"], s["V"], i, j, rows=t, cols=dims, inner=t, names=("A", "V", "O")).html
@@ -80,9 +96,13 @@ def render_attention(s):
     return {**render_attention_projections(s), **render_attention_mixing(s), **render_attention_frame(s)}
 
 
-def attention_explorer(sentence="the cat sat on the mat", seed=0):
-    """Type a sentence; toggle the causal mask and the 1/sqrt(d) scale; step through the products."""
-    s0 = attention_state(sentence, seed=seed)
+def attention_explorer(sentence="the cat sat on the mat", seed=0, embed=None, Wq=None, Wk=None, Wv=None):
+    """Type a sentence; toggle the causal mask and the 1/sqrt(d) scale; step through the products.
+
+    embed, Wq, Wk, Wv: another head to show instead of the example's (see attention_state).
+    """
+    weights = dict(embed=embed, Wq=Wq, Wk=Wk, Wv=Wv)
+    s0 = attention_state(sentence, seed=seed, **weights)
     controls = {"sentence": ipw.Text(value=sentence, description="sentence", continuous_update=False,
                                    layout=ipw.Layout(width="420px")),
                 "causal": _checkbox("causal mask", True),
@@ -93,7 +113,7 @@ def attention_explorer(sentence="the cat sat on the mat", seed=0):
 
     def compute():
         s = attention_state(controls["sentence"].value, controls["causal"].value, controls["scale"].value,
-                            controls["step"].value, seed)
+                            controls["step"].value, seed, **weights)
         for key in ("play", "step"):  # a new sentence has a different number of frames
             controls[key].max = s["n_frames"] - 1
         return s

@@ -2,7 +2,7 @@
 import ipywidgets as ipw
 
 from .. import viz
-from ..viz.tables import _esc
+from ..viz.tables import esc
 
 
 class Explorer(ipw.VBox):
@@ -46,7 +46,7 @@ class Explorer(ipw.VBox):
             state = self._compute()
         except ValueError as exc:
             self.error = str(exc)
-            self.message.value = f'<div style="color:#b00;font-weight:bold">{_esc(exc)}</div>'
+            self.message.value = f'<div style="color:#b00;font-weight:bold">{esc(exc)}</div>'
             return
         finally:
             self._busy = False
@@ -61,7 +61,7 @@ def snapshot_html(explorer):
     ra-snapshot-<name>, never ra-explorer, so a page search finds only the live widget."""
     panels = "".join(v.value for v in explorer.views.values())
     return (f'<div class="ra-snapshot ra-snapshot-{explorer.name}">'
-            f'<div class="ra-view" style="color:#666;margin:2px 0">{_esc(explorer.name)} explorer '
+            f'<div class="ra-view" style="color:#666;margin:2px 0">{esc(explorer.name)} explorer '
             f'(a static snapshot: run the notebook to use the controls)</div>{panels}</div>')
 
 

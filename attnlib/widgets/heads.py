@@ -1,9 +1,9 @@
-"""Notebook 08: the attention maps of every head of every layer."""
+"""Notebooks 09-11: the attention maps of every head of every layer."""
 import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..viz.tables import _esc, _labels
+from ..viz.tables import esc, check_labels
 from ..attention import attention_weights, split_heads
 from ..data import tokenize, word_vectors
 from ..layers import BLOCK_KEYS, layer_norm, transformer_block
@@ -46,7 +46,7 @@ def render_heads_layers(s, tokens, heatmap=None):
     title = f"A, layer {s['layer']}, head {s['head']}"
     top = np.argmax(s["A"], axis=1)
     note = "Each row is a query; its largest weight goes to: " + ", ".join(
-        f"{_esc(tokens[i])}\u2192{_esc(tokens[j])} ({viz.fmt(s['A'][i, j])})" for i, j in enumerate(top))
+        f"{esc(tokens[i])}\u2192{esc(tokens[j])} ({viz.fmt(s['A'][i, j])})" for i, j in enumerate(top))
     if heatmap is None:
         return {"A": viz.matrix(s["A"], tokens, tokens, title, vmax=1.0, name="A").html, "note": _text(note)}
     return {"A": heatmap.render(s["A"], title), "note": _text(note)}
@@ -107,7 +107,7 @@ def heads_layers_explorer(A_stack, tokens, view="auto"):
     if A_stack.ndim != 4 or A_stack.shape[2] != A_stack.shape[3]:
         raise ValueError(f"A_stack must have shape (n_layers, n_heads, n, n), got {A_stack.shape}")
     n_layers, n_heads, n, _ = A_stack.shape
-    tokens = _labels("tokens", tokens, n, A_stack.shape[2:])
+    tokens = check_labels("tokens", tokens, n, A_stack.shape[2:])
     if view not in ("auto", "table", "heatmap"):
         raise ValueError(f"view must be 'auto', 'table' or 'heatmap', got {view!r}")
     table = view == "table" or (view == "auto" and n <= 16)

@@ -3,7 +3,7 @@ import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..viz.tables import _esc
+from ..viz.tables import esc
 from ..attention import attention
 from ..cache import attend_step
 from ..data import essay_example, tokenize
@@ -44,7 +44,7 @@ def render_kv_cache(s):
     rows, cols = ("row", "column") if t == 1 else ("rows", "columns")
     dots = "dot product" if s["cached_dots"] == 1 else "dot products"
     note = (f"Step {t} of {s['n']}: the cache holds {t} {rows} of K and V; the new token "
-            f"'{_esc(seen[-1])}' adds one row to each and computes one query row, so the score row has "
+            f"'{esc(seen[-1])}' adds one row to each and computes one query row, so the score row has "
             f"{t} {cols}: {s['cached_dots']} {dots} now, instead of {s['recompute_dots']} for "
             f"recomputing every row of the causal score matrix. o equals the last row of attention "
             f"recomputed from scratch: {'yes' if same else 'NO'}.")

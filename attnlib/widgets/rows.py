@@ -3,7 +3,7 @@ import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..viz.tables import _as_matrix, _esc, _labels
+from ..viz.tables import as_matrix, esc, check_labels
 from ..data import essay_example, example_weights, word_vectors
 from ..mixing import uniform_causal_weights
 from .explorer import Explorer, _float_text, _num, _text, _token_dropdown
@@ -80,8 +80,13 @@ def render_batch(s, tokens):
                                  target=(row, col)), "\u00d7",
                       viz.matrix(s["W"], title="W"), "=",
                       viz.matrix(s["Y_edited"], tokens, title="Y = X W", highlight_rows=s["changed"]))
+    if np.array_equal(s["X_edited"], s["X"]):  # nothing edited yet: say what to do, not what happened
+        note = (f"Move the slider to change X[{esc(tokens[row])}, {col}] (now {_num(s['X'][row, col])}), "
+                f"or pick another row and column. Row i of Y is X[i] \u00d7 W, so only the edited row "
+                f"can change.")
+        return {"equation": eq.html, "note": _text(note)}
     names = ", ".join(tokens[i] for i in s["changed"]) or "none"
-    note = (f"You edited X[{_esc(tokens[row])}, {col}]. Output rows that changed: <b>{_esc(names)}</b>. "
+    note = (f"You edited X[{esc(tokens[row])}, {col}]. Output rows that changed: <b>{esc(names)}</b>. "
             f"Every other row of Y is identical, because row i of Y is X[i] \u00d7 W and uses no other row.")
     return {"equation": eq.html, "note": _text(note)}
 
@@ -92,13 +97,13 @@ def batch_explorer(X=None, W=None, tokens=None):
         ex = essay_example()
         X, tokens = ex["X"], ex["tokens"] if tokens is None else tokens
         W = ex["Wv"] if W is None else W
-    X = _as_matrix("X", X)
+    X = as_matrix("X", X)
     if W is None:
         W = example_weights(X.shape[1], X.shape[1], seed=3)
-    W = _as_matrix("W", W)
+    W = as_matrix("W", W)
     if W.shape[0] != X.shape[1]:
         raise ValueError(f"W must have {X.shape[1]} rows to match X {X.shape}, got W {W.shape}")
-    tokens = _labels("tokens", tokens, X.shape[0], X.shape)
+    tokens = check_labels("tokens", tokens, X.shape[0], X.shape)
     row0 = min(1, len(tokens) - 1)
     limit = max(2.0, float(np.ceil(2 * np.abs(X).max())))  # the slider must reach every entry of X
     controls = {"row": _token_dropdown("row", tokens, row0),
@@ -149,10 +154,10 @@ def render_mixing(s, tokens):
     eq = viz.equation(viz.matrix(s["A"], tokens, tokens, "A", highlight_rows=[i], vmax=1.0), "\u00d7",
                       viz.matrix(V, tokens, title="V", highlight_rows=s["used"]), "=",
                       viz.matrix(s["O"], tokens, title="O", highlight_rows=[i]))
-    parts = " + ".join(f"{_num(s['A'][i, j])}\u00b7V[{_esc(tokens[j])}]" for j in s["used"])
-    note = (f"O[{_esc(tokens[i])}] = {parts}. The weights of a row sum to 1 and stop at the diagonal: "
-            f"a row never looks ahead. Row 0 can only average itself, so O[{_esc(tokens[0])}] = "
-            f"V[{_esc(tokens[0])}] whatever the weights.")
+    parts = " + ".join(f"{_num(s['A'][i, j])}\u00b7V[{esc(tokens[j])}]" for j in s["used"])
+    note = (f"O[{esc(tokens[i])}] = {parts}. The weights of a row sum to 1 and stop at the diagonal: "
+            f"a row never looks ahead. Row 0 can only average itself, so O[{esc(tokens[0])}] = "
+            f"V[{esc(tokens[0])}] whatever the weights.")
     return {"equation": eq.html, "note": _text(note)}
 
 
@@ -161,8 +166,8 @@ def mixing_explorer(V=None, tokens=None):
     if V is None:
         ex = essay_example()
         V, tokens = ex["X"] @ ex["Wv"], ex["tokens"] if tokens is None else tokens
-    V = _as_matrix("V", V)
-    tokens = _labels("tokens", tokens, V.shape[0], V.shape)
+    V = as_matrix("V", V)
+    tokens = check_labels("tokens", tokens, V.shape[0], V.shape)
     controls = {"row": _token_dropdown("row", tokens, min(2, len(tokens) - 1)),
                 "weights": ipw.ToggleButtons(options=["uniform", "arbitrary"], value="uniform",
                                              description="weights", style={"button_width": "80px"})}

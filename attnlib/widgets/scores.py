@@ -3,7 +3,7 @@ import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..viz.tables import _esc
+from ..viz.tables import esc
 from ..data import essay_example, tokenize
 from ..mixing import causal_mask, softmax
 from .explorer import Explorer, _num, _text, _token_dropdown
@@ -30,17 +30,28 @@ def render_similarity(s, tokens):
     return {"step": step.html, "note": _text(note)}
 
 
-def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat"):
+def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat", Q=None, K=None, query=1, key=0):
     """Edit q and k with sliders: their dot product, and the cell of Q K^T it fills.
 
-    Q and K come from the sentence (d_head = len(q), 3 by default); q starts as
-    row 1 of Q and k as row 0 of K.
+    Q and K come from the sentence and the example weights (d_head = len(q), 3 by
+    default), or are given as (n, d) arrays for the sentence's n words (e.g. a
+    trained head's). q starts as row `query` of Q and k as row `key` of K.
     """
-    d = 3 if q is None else len(q)
-    ex = essay_example(sentence, d_head=d)
-    tokens = ex["tokens"]
-    Q0, K0 = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]  # (n, d)
-    i0, j0 = min(1, len(tokens) - 1), 0
+    if (Q is None) != (K is None):
+        raise ValueError("give both Q and K, or neither")
+    if Q is None:
+        d = 3 if q is None else len(q)
+        ex = essay_example(sentence, d_head=d)
+        tokens = ex["tokens"]
+        Q0, K0 = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]  # (n, d)
+    else:
+        tokens = tokenize(sentence)
+        Q0, K0 = np.array(Q, dtype=np.float64), np.array(K, dtype=np.float64)  # copies, (n, d)
+        if Q0.ndim != 2 or Q0.shape != K0.shape or Q0.shape[0] != len(tokens):
+            raise ValueError(f"Q and K must both have shape (n, d) with n = {len(tokens)} words, "
+                             f"got Q {Q0.shape} and K {K0.shape}")
+        d = Q0.shape[1]
+    i0, j0 = min(query, len(tokens) - 1), min(key, len(tokens) - 1)
     q = Q0[i0] if q is None else np.asarray(q, dtype=np.float64)
     k = K0[j0] if k is None else np.asarray(k, dtype=np.float64)
     if q.shape != (d,) or k.shape != (d,):
@@ -103,7 +114,7 @@ MASKED_ZERO = "0 (score \u2212\u221e)"
 def render_softmax(s, labels):
     bars = "".join(
         f'<div style="display:flex;align-items:center;gap:6px;height:18px">'
-        f'<span style="width:60px;text-align:right">{_esc(t)}</span>'
+        f'<span style="width:60px;text-align:right">{esc(t)}</span>'
         f'<span style="display:inline-block;height:12px;width:{200 * a:.1f}px;background:#2166ac"></span>'
         f'<span>{MASKED_ZERO if np.isneginf(x) else viz.fmt(a, 3)}</span></div>'
         for t, a, x in zip(labels, s["a"], s["scores"]))

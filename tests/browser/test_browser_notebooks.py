@@ -122,7 +122,7 @@ def attention_explorer(page, explorer):
         f"the causal toggle did not unmask A: {A}"
     for name, t in after.items():
         assert t["neginf"] == 0, f"table {name} still shows −∞ with the mask off"
-    words = ["a", "dog", "chased", "the", "red", "ball", "today"]
+    words = ["the", "big", "dog", "sat", "on", "the", "rug"]  # words a trained head knows too (lesson 12)
     type_text(explorer, " ".join(words))
     renamed = settle(page, explorer, after)
     labels = table_named(renamed, "A")["labels"]
@@ -231,6 +231,26 @@ def kv_cache_explorer(page, explorer):
     return f"step +2 by keyboard: K rows {sizes[0][0]} -> {sizes[1][0]}"
 
 
+def positions_explorer(page, explorer):
+    """Tick "add positions": the rows of O of a repeated word, identical without positions, now differ,
+    and the table P appears."""
+    before = tables(explorer)
+    O = table_named(before, "O")
+    word = next(w for w in O["labels"] if O["labels"].count(w) > 1)
+    rows = [numbers(O["values"])[i] for i, w in enumerate(O["labels"]) if w == word]
+    assert all(max(abs(a - b) for a, b in zip(r, rows[0])) < 1e-9 for r in rows), \
+        f"without positions the rows of {word!r} in O should be identical: {rows}"
+    assert "P" not in before, "P is shown before positions are added"
+    toggle(explorer, "positions")
+    after = settle(page, explorer, before)
+    O = table_named(after, "O")
+    rows = [numbers(O["values"])[i] for i, w in enumerate(O["labels"]) if w == word]
+    assert "P" in after, f"ticking 'add positions' shows no table P: {sorted(after)}"
+    assert any(max(abs(a - b) for a, b in zip(r, rows[0])) > 1e-6 for r in rows[1:]), \
+        f"with positions the rows of {word!r} in O should differ: {rows}"
+    return f"ticked 'add positions': the {len(rows)} rows of {word!r} in O went from identical to different"
+
+
 EXPLORERS = {
     "projection": projection_explorer,
     "batch": batch_explorer,
@@ -240,6 +260,7 @@ EXPLORERS = {
     "attention": attention_explorer,
     "heads-layers": heads_layers_explorer,
     "kv-cache": kv_cache_explorer,
+    "positions": positions_explorer,
 }
 
 
