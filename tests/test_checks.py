@@ -505,3 +505,21 @@ def test_fresh_probes_leave_room_for_float32_but_not_for_memorised_values():
             assert close(softmax_ok(S), expected, FRESH_TOL), (seed, q.describe())
             memorised_passes.append(close(ex.reference(*p.args, **p.kwargs), expected, FRESH_TOL))
         assert not all(memorised_passes), seed
+
+
+def test_a_failure_points_at_the_earlier_functions_it_may_call():
+    """A learner's transformer_block built on their own wrong layer_norm: the report says where to look first."""
+    def layer_norm(X, g, b, eps=1e-5):  # unbiased variance: wrong
+        return (X - X.mean(1, keepdims=True)) / np.sqrt(X.var(1, ddof=1, keepdims=True) + eps) * g + b
+
+    def transformer_block(X, p, n_heads, causal=True):
+        H = layer_norm(X, p["ln1_g"], p["ln1_b"])
+        Y = X + al.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
+        return Y + al.gelu(layer_norm(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+
+    with pytest.raises(CheckFailed) as info:
+        check("transformer_block", transformer_block)
+    assert "calls your own layer_norm or gelu or multi_head_attention" in str(info.value)
+    with pytest.raises(CheckFailed) as info:
+        check("project", lambda x, W: W @ x)
+    assert "calls your own" not in str(info.value)  # project builds on nothing

@@ -93,6 +93,7 @@ def _sa_probe(seed, d_model, d_head, d_v, d_out=None, **kw):
 EXERCISES = [
     Exercise(
         name="attention",
+        uses=('softmax', 'attention_weights'),
         reference=al.attention,
         probes=qkv_probes(100),
         mistakes=ATTENTION_MISTAKES,
@@ -103,6 +104,7 @@ EXERCISES = [
     ),
     Exercise(
         name="self_attention",
+        uses=('softmax', 'attention'),
         reference=al.self_attention,
         probes=[_sa_probe(110, 6, 4, 3), _sa_probe(120, 6, 4, 3, 7), _sa_probe(130, 3, 2, 4, causal=False),
                 _sa_probe(140, 4, 4, 4, 4)],

@@ -160,6 +160,7 @@ EXERCISES = [
     ),
     Exercise(
         name="transformer_block",
+        uses=('layer_norm', 'gelu', 'multi_head_attention'),
         reference=al.transformer_block,
         probes=[_block_probe(400, 5, 6, 2), _block_probe(430, 4, 6, 3, causal=False), _block_probe(460, 3, 4, 2)],
         mistakes=[("residual-missing", no_attention_residual),

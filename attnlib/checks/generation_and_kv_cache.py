@@ -99,6 +99,7 @@ def _kv_probe(*args, **kw):
 EXERCISES = [
     Exercise(
         name="attend_step",
+        uses=('softmax',),
         reference=al.attend_step,
         probes=[_step_probe(700, 5, 3, 4), _step_probe(710, 3, 6, 2), _step_probe(720, 1, 2, 3),
                 _step_probe(730, 4, 4, 4), _step_probe(740, 5, 3, 4, scale=40.0)],
@@ -113,6 +114,7 @@ EXERCISES = [
     ),
     Exercise(
         name="cache_step",
+        uses=('attend_step',),
         reference=cache_step,
         probes=[_cache_probe(800, 4, 3, 5), _cache_probe(810, 2, 6, 2), _cache_probe(820, 1, 4, 3),
                 _cache_probe(830, 3, 4, 4)],

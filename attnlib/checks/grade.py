@@ -85,6 +85,9 @@ def check(name, fn, time_limit=None):
         if j is not None:
             report.got, report.expected = o.value[j], e[j]
             report.problems.insert(1 if detail else 0, f"output {j} of the returned tuple is wrong")
+    if ex.uses:
+        report.problems.append(f"if {name} calls your own {' or '.join(ex.uses)}, make sure their checks pass "
+                               "first: their mistakes show up here too")
     _fail(report)
 
 

@@ -90,6 +90,7 @@ def _mha_probe(seed, n, d_model, width, n_heads, **kw):
 EXERCISES = [
     Exercise(
         name="multi_head_attention",
+        uses=('attention',),
         reference=al.multi_head_attention,
         probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2)],
         mistakes=[("heads-split-mixed", heads_split_mixed),

@@ -224,6 +224,7 @@ EXERCISES = [
     ),
     Exercise(
         name="attention_weights",
+        uses=('softmax', 'causal_mask'),
         reference=al.attention_weights,
         probes=qk_probes(80),
         mistakes=WEIGHTS_MISTAKES,

@@ -48,6 +48,7 @@ def _cross_probe(seed, n_x, n_z, d_model, d_head, d_v, spread=1.0):
 EXERCISES = [
     Exercise(
         name="cross_attention",
+        uses=('softmax',),
         reference=cross_attention,
         probes=[_cross_probe(600, 3, 5, 4, 2, 6), _cross_probe(610, 4, 6, 5, 3, 2), _cross_probe(620, 5, 5, 3, 3, 3),
                 _cross_probe(640, 3, 4, 4, 2, 3, spread=30.0)],

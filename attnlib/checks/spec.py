@@ -84,3 +84,4 @@ class Exercise:
     hint1: str               # the concept
     hint2: str               # a nudge: a shape, an axis or a line, no solving code
     formula: str             # the equation, shown with the expected values
+    uses: tuple = ()         # earlier exercises the learner's version may call (their bugs show up here too)
