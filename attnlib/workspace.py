@@ -115,17 +115,22 @@ def sync(root):
     return result
 
 
+def timestamped_copy(path, folder):
+    """Copy `path` to folder/<stem>.<timestamp><suffix> (never overwriting a copy); return the copy's path."""
+    path, folder = pathlib.Path(path), pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    target, k = folder / f"{path.stem}.{stamp}{path.suffix}", 1
+    while target.exists():
+        target, k = folder / f"{path.stem}.{stamp}-{k}{path.suffix}", k + 1
+    shutil.copy2(path, target)
+    return target
+
+
 def backup(path, root):
     """Copy `path` to workspace/.backups/<kind>/<stem>.<timestamp>.ipynb; return the copy's path."""
     path = pathlib.Path(path)
-    folder = pathlib.Path(root) / FOLDER / ".backups" / path.parent.name
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    target, k = folder / f"{path.stem}.{stamp}.ipynb", 1
-    while target.exists():
-        target, k = folder / f"{path.stem}.{stamp}-{k}.ipynb", k + 1
-    shutil.copy2(path, target)
-    return target
+    return timestamped_copy(path, pathlib.Path(root) / FOLDER / ".backups" / path.parent.name)
 
 
 def replace(root, kind, stem):

@@ -4,10 +4,10 @@ Maintainer commands (`make exercises`, `make refresh`) rewrite files under git. 
 file that differs from what git has committed may hold someone's work (a learner
 who edited exercises/ in place, say), so it is copied to .backups/ first.
 """
-import datetime
 import pathlib
-import shutil
 import subprocess
+
+from attnlib.workspace import timestamped_copy
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -28,14 +28,7 @@ def locally_edited(path):
 def backup(path):
     """Copy `path` to .backups/<folder>/<stem>.<timestamp><suffix>; return the copy's path."""
     path = pathlib.Path(path).resolve()
-    folder = ROOT / ".backups" / path.parent.name
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    target, k = folder / f"{path.stem}.{stamp}{path.suffix}", 1
-    while target.exists():
-        target, k = folder / f"{path.stem}.{stamp}-{k}{path.suffix}", k + 1
-    shutil.copy2(path, target)
-    return target
+    return timestamped_copy(path, ROOT / ".backups" / path.parent.name)
 
 
 def write_text(path, text):
