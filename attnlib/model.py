@@ -19,6 +19,7 @@ from .backprop import (attention_forward, block_backward, block_forward, cross_e
                        embed_backward, embed_forward, head_backward, head_forward, layer_norm_forward, mlp_forward)
 from .layers import BLOCK_KEYS
 from .mixing import exp_and_sum
+from . import ops as ops_path
 
 
 class KVCache:
@@ -65,13 +66,18 @@ class TinyLM:
       causal=True      False builds a bidirectional model: every token sees the
                        whole sequence (no KV-cache generation then).
       d_ff=None        MLP width, 4 * d_model by default.
+      ops=None         a dict mapping exercise names (attnlib.ops.OPS: softmax, attention,
+                       layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
+                       attention_backward, layer_norm_backward, cache_step, ...) to your own
+                       functions with the exercise signatures: the model then runs through
+                       them, one sequence at a time, and attnlib's fill in the rest.
 
     `.params` is a flat dict: tok_emb (vocab, d_model), pos_emb (max_len, d_model),
     blocks.{i}.{key} for key in BLOCK_KEYS, ln_f_g, ln_f_b (d_model,), W_out (d_model, vocab).
     """
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
-                 init_std=0.02, attn_scale=True, causal=True, d_ff=None):
+                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, ops=None):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -86,6 +92,10 @@ class TinyLM:
         self.attn_scale = boolean("attn_scale", attn_scale)
         self.causal = boolean("causal", causal)
         seed = non_negative_int("seed", seed)
+        self.ops = None if ops is None else ops_path.check_ops(ops)
+        if self.ops and not self.attn_scale and {"multi_head_attention", "transformer_block"} & set(self.ops):
+            raise ValueError("ops multi_head_attention and transformer_block always scale the scores; "
+                             "they cannot run a model with attn_scale=False")
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)
@@ -124,6 +134,7 @@ class TinyLM:
     def __repr__(self):
         flags = "" if self.causal else ", causal=False"
         flags += "" if self.attn_scale else ", attn_scale=False"
+        flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
 
@@ -192,6 +203,11 @@ class TinyLM:
     def forward(self, tokens):
         """Logits (B, T, vocab) for tokens (B, T); a 1-D (T,) sequence gives (T, vocab)."""
         tokens, one = self._check_tokens(tokens)
+        if self.ops is not None:
+            self._check_params()
+            f = ops_path.resolve(self.ops)
+            logits = np.stack([ops_path.sequence_forward(f, self, row)[0] for row in tokens])
+            return logits[0] if one else logits
         with np.errstate(over="ignore", invalid="ignore"):
             logits, _ = self._forward(tokens)
         return logits[0] if one else logits
@@ -217,6 +233,14 @@ class TinyLM:
             raise ValueError(f"targets ids must be in [0, {self.vocab_size}) or equal ignore_index={ignore_index}, "
                              f"got values from {int(targets.min())} to {int(targets.max())}")
 
+        if self.ops is not None:
+            if not scored.any():
+                raise ValueError("targets has no position to score: every entry equals ignore_index")
+            self._check_params()
+            loss, grads = ops_path.loss_and_grads(ops_path.resolve(self.ops), self, tokens, targets, ignore_index)
+            for key in self.params:
+                self._finite(grads[key], f"the gradient of params[{key!r}]")
+            return loss, grads
         with np.errstate(over="ignore", invalid="ignore"):
             logits, (emb, blocks, head) = self._forward(tokens)
             loss, ce = cross_entropy_forward(logits, targets, ignore_index)
@@ -262,6 +286,9 @@ class TinyLM:
         if not self.causal:
             raise ValueError("a KV cache needs a causal model: with causal=False every new token "
                              "would change the keys and values before it")
+        if self.ops is not None:
+            raise ValueError("step runs attnlib's own KV cache; a model with ops generates through your "
+                             "cache_step: call generate")
         tokens, one = self._check_tokens(tokens)
         if not one:
             raise ValueError(f"step takes one sequence of new tokens (m,), got shape {tokens.shape}")
@@ -332,6 +359,8 @@ class TinyLM:
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a np.random.Generator or None, got {type(rng).__name__}")
         rng = np.random.default_rng(0) if rng is None else rng
+        if self.ops is not None:
+            return self._generate_ops(seq[0], n_new, temperature, use_cache, rng)
         out = [int(t) for t in seq[0]]
         cache = self.new_cache() if use_cache else None
         new = out  # tokens the model has not seen yet: the whole prompt, then one at a time
@@ -342,4 +371,18 @@ class TinyLM:
                 logits = self.forward(np.array(out))[-1]  # everything, every time
             out.append(self._pick(logits, temperature, rng))
             new = out[-1:]
+        return np.array(out)
+
+    def _generate_ops(self, prompt, n_new, temperature, use_cache, rng):
+        """generate() through the ops: cache_step for every head, or the whole forward again; sample_next."""
+        if not self.causal:
+            raise ValueError("generation needs a causal model: with causal=False every new token changes the past")
+        self._check_params()
+        f = ops_path.resolve(self.ops)
+        if use_cache:
+            return ops_path.generate(f, self, prompt, n_new, temperature, rng)
+        out = [int(t) for t in prompt]
+        for _ in range(n_new):
+            logits = self.forward(np.array(out))[-1]  # everything, every time
+            out.append(int(f["sample_next"](logits, temperature, rng.random() if temperature else 0.0)))
         return np.array(out)

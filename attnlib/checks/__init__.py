@@ -26,9 +26,10 @@ pieces.py are what those are built from; properties.py holds the property
 probes; diagnoses.py, report.py, runner.py and guard.py explain, show, safely
 call and watch for tampering.
 """
+from .collect import my_functions
 from .diagnoses import DIAGNOSES
 from .grade import CheckFailed, check, hints
 from .registry import EXERCISES, NAMES
 from .report import Report
 
-__all__ = ["check", "NAMES", "CheckFailed", "Report", "DIAGNOSES", "hints", "EXERCISES"]
+__all__ = ["check", "NAMES", "CheckFailed", "Report", "DIAGNOSES", "hints", "EXERCISES", "my_functions"]

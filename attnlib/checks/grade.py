@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import guard
+from . import capstone, guard
 from .properties import GENERAL, Ask, first_finding
 from .registry import EXERCISES, LESSON_MODULES, NAMES
 from .report import Report, problems
@@ -32,6 +32,8 @@ class CheckFailed(AssertionError):
 
 def hints(name):
     """(hint 1, hint 2) for an exercise name."""
+    if name == capstone.NAME:
+        return capstone.HINT1, capstone.HINT2
     ex = _exercise(name)
     return ex.hint1, ex.hint2
 
@@ -43,7 +45,14 @@ def _exercise(name):
 
 
 def check(name, fn, time_limit=None):
-    """Grade `fn` for exercise `name`. Returns a Report (pass or not attempted) or raises CheckFailed."""
+    """Grade `fn` for exercise `name`. Returns a Report (pass or not attempted) or raises CheckFailed.
+
+    check("capstone", ops) grades a dict of ops instead of one function (capstone.py)."""
+    if name == capstone.NAME:
+        report = capstone.grade(fn, time_limit)
+        if report.status == "not-attempted":
+            return _not_attempted(name)
+        return report if report.passed else _fail(report)
     ex = _exercise(name)
     if not callable(fn):
         report = Report(name, "fail", diagnosis="wrong-type", probe="(none)",

@@ -23,21 +23,22 @@ HOW_IT_WORKS = """
 
 **How this works.** Write each function with numpy only (not attnlib's version of it): replace the
 `raise NotImplementedError` line, then run the check cell below it. A check shows a green pass, "not attempted
-yet", or a red report that names the mistake and offers hints and the expected values, each hidden until you ask.
-Rows are tokens throughout. The green lines already stored under the check cells show what a finished notebook
-looks like; running a check cell replaces its line with the verdict on your own code. Those stored lines are also
-what lets `pytest --nbval` grade this notebook.
+yet", or a red report that names the mistake and offers hints, each hidden until you ask: first the idea, then
+where to look, and last, clearly labelled, the formula with the expected values. Rows are tokens throughout.
+This notebook ships with no outputs: nothing is green until your own code makes it so.
 
-This is your own copy (in `workspace/exercises/`): course updates never overwrite it, and
-`python -m attnlib status` grades it."""
+This is your own copy (in `workspace/exercises/`): course updates never overwrite it. Grade it with
+`python -m attnlib status` (or `make grade`), or see the README for the pytest and nbval routes."""
 
 
 def make_exercise(nb):
-    """A copy of a solutions notebook with every solution block replaced by a stub and the shared intro added."""
+    """A copy of a solutions notebook: solution blocks become stubs, outputs are dropped, the shared intro is added."""
     nb = nbformat.from_dict(nb)
     if nb.cells and nb.cells[0].cell_type == "markdown":
         nb.cells[0].source = nb.cells[0].source.rstrip() + HOW_IT_WORKS
     for cell in nb.cells:
+        if cell.cell_type == "code":  # no stored outputs: an untouched stub never shows a pass
+            cell.outputs, cell.execution_count = [], None
         if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
             cell.source = BLOCK.sub(lambda m: STUB.format(m.group(1)), cell.source)
             if "### BEGIN SOLUTION" in cell.source or "### END SOLUTION" in cell.source:

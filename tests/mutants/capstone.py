@@ -1,0 +1,147 @@
+"""The capstone: dicts of ops a learner might hand to check("capstone", ops), written with numpy only."""
+import numpy as np
+
+
+def softmax(S, axis=-1):
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, causal=True, scale=True):
+    S = Q @ K.T
+    if scale:
+        S = S / np.sqrt(Q.shape[1])
+    if causal:
+        n_q, n_k = S.shape
+        S = np.where(np.arange(n_k)[None, :] > np.arange(n_k - n_q, n_k)[:, None], -np.inf, S)
+    return softmax(S) @ V
+
+
+def embed(tokens, tok_emb, pos_emb):
+    return np.stack([tok_emb[t] + pos_emb[i] for i, t in enumerate(tokens)])
+
+
+def layer_norm(X, g, b, eps=1e-5):
+    mu = X.mean(axis=1, keepdims=True)
+    return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=1, keepdims=True) + eps) * g + b
+
+
+def gelu(X):
+    return 0.5 * X * (1 + np.tanh(np.sqrt(2 / np.pi) * (X + 0.044715 * X ** 3)))
+
+
+def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
+    d = Wq.shape[1] // n_heads
+    heads = [attention(X @ Wq[:, h * d:(h + 1) * d], X @ Wk[:, h * d:(h + 1) * d], X @ Wv[:, h * d:(h + 1) * d],
+                       causal) for h in range(n_heads)]
+    return np.hstack(heads) @ Wo
+
+
+def transformer_block(X, p, n_heads, causal=True):
+    Y = X + multi_head_attention(layer_norm(X, p["ln1_g"], p["ln1_b"]), p["Wq"], p["Wk"], p["Wv"], p["Wo"],
+                                 n_heads, causal)
+    return Y + gelu(layer_norm(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+
+
+def next_token_logits(H, W_vocab):
+    return H[-1] @ W_vocab
+
+
+def cross_entropy(logits, targets):
+    n = len(targets)
+    P = softmax(logits)
+    loss = -np.mean(np.log(P[np.arange(n), targets]))
+    dlogits = P.copy()
+    dlogits[np.arange(n), targets] -= 1
+    return loss, dlogits / n
+
+
+def softmax_backward(A, dA):
+    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))
+
+
+def attention_backward(Q, K, V, dO, causal=True, scale=True):
+    s = 1 / np.sqrt(Q.shape[1]) if scale else 1.0
+    S = Q @ K.T * s
+    if causal:
+        S = S + np.triu(np.full(S.shape, -np.inf), k=S.shape[1] - S.shape[0] + 1)
+    A = softmax(S)
+    dS = softmax_backward(A, dO @ V.T) * s
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def layer_norm_backward(X, g, dY, eps=1e-5):
+    d = X.shape[1]
+    Xc = X - X.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt((Xc ** 2).mean(axis=1, keepdims=True) + eps)
+    Xhat = Xc * r
+    dXhat = dY * g
+    dX = r / d * (d * dXhat - dXhat.sum(axis=1, keepdims=True) - Xhat * (dXhat * Xhat).sum(axis=1, keepdims=True))
+    return dX, (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def cache_step(q, k, v, K_cache, V_cache):
+    K_new, V_new = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    s = K_new @ q / np.sqrt(len(q))
+    a = np.exp(s - s.max())
+    return a / a.sum() @ V_new, K_new, V_new
+
+
+def sample_next(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    p = softmax(np.asarray(logits) / temperature)
+    return int(np.searchsorted(np.cumsum(p) / p.sum(), u, side="right"))
+
+
+ALL = {"softmax": softmax, "attention": attention, "embed": embed, "multi_head_attention": multi_head_attention,
+       "layer_norm": layer_norm, "gelu": gelu, "transformer_block": transformer_block,
+       "next_token_logits": next_token_logits, "cross_entropy": cross_entropy, "softmax_backward": softmax_backward,
+       "attention_backward": attention_backward, "layer_norm_backward": layer_norm_backward,
+       "cache_step": cache_step, "sample_next": sample_next}
+
+
+# wrong ops ------------------------------------------------------------------------------------------------
+
+
+def gelu_relu(X):
+    return np.maximum(X, 0)
+
+
+def layer_norm_backward_no_projection(X, g, dY, eps=1e-5):
+    Xc = X - X.mean(axis=1, keepdims=True)
+    r = 1 / np.sqrt((Xc ** 2).mean(axis=1, keepdims=True) + eps)
+    dXhat = dY * g
+    dX = r * (dXhat - dXhat.mean(axis=1, keepdims=True))  # forgets the term along Xhat
+    return dX, (dY * Xc * r).sum(axis=0), dY.sum(axis=0)
+
+
+def cache_step_forgets_scale(q, k, v, K_cache, V_cache):
+    K_new, V_new = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    s = K_new @ q
+    a = np.exp(s - s.max())
+    return a / a.sum() @ V_new, K_new, V_new
+
+
+def cross_entropy_raises(logits, targets):
+    return cross_entropy(logits, targets.reshape(1, -1))[0], None  # returns no gradient
+
+
+def _with(**changes):
+    return {**ALL, **changes}
+
+
+WRONG = {"capstone": [
+    ("op-changes-loss", {"softmax": softmax, "gelu": gelu_relu}),
+    ("op-changes-loss", _with(layer_norm_backward=layer_norm_backward_no_projection)),
+    ("op-changes-generation", _with(cache_step=cache_step_forgets_scale)),
+    ("op-raised", {"cross_entropy": cross_entropy_raises}),
+]}
+
+RIGHT = {"capstone": [
+    ALL,
+    {"softmax": softmax, "layer_norm": layer_norm, "gelu": gelu},
+    {"attention_backward": attention_backward, "layer_norm_backward": layer_norm_backward,
+     "cross_entropy": cross_entropy},
+    {"cache_step": cache_step, "sample_next": sample_next, "next_token_logits": next_token_logits},
+]}
