@@ -11,7 +11,7 @@ PARITY ?= $(if $(filter true,$(CI)),1,)
 COURSE := $(VENV)/.installed
 TOOLS  := $(DEV)/.installed$(if $(PARITY),-parity,)
 
-.PHONY: lab grade test lint bench refresh exercises course-map clean
+.PHONY: lab grade grade-pytest grade-nbval test lint bench refresh exercises course-map clean
 
 $(COURSE): requirements.txt pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,14 @@ lab: $(COURSE)           ## open the course in JupyterLab (127.0.0.1, with a tok
 
 grade: $(COURSE)         ## your progress over workspace/exercises/
 	$(VENV)/bin/python -m attnlib status
+
+grade-pytest: $(TOOLS)   ## the same, as one pytest test per exercise (ATTNLIB_EXERCISES=folder to grade another)
+	$(DEV)/bin/python -m pytest -o addopts="" -p no:cacheprovider grading/
+
+grade-nbval: $(TOOLS)    ## the same through nbval: every cell must run, a failing or unattempted check fails its cell
+	$(DEV)/bin/python -c "from attnlib import workspace; workspace.sync('.')"
+	ATTNLIB_STRICT=1 $(DEV)/bin/python -m pytest -o addopts="" -p no:cacheprovider --nbval-lax \
+	  --nbval-current-env $(or $(ATTNLIB_EXERCISES),workspace/exercises)
 
 test: $(TOOLS)           ## run every test: unit, property, parity, grader, notebooks, browser
 	$(DEV)/bin/python -m pytest

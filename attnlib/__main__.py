@@ -1,9 +1,10 @@
 """The course command line. You work in workspace/, your own copies that updates never touch.
 
-    python -m attnlib status          progress over workspace/exercises/ (and copies the course changed since)
+    python -m attnlib status          progress over workspace/exercises/ (and copies the course changed since);
+                                      --strict exits with 1 unless every exercise passed
     python -m attnlib check 06        grade workspace/exercises/06_*.ipynb in a fresh kernel
-    python -m attnlib hint 06         hint 1 for lesson 06's exercises; --level 2: where to look for the mistake
-                                      your copy shows; --level 3: the formula (the answer)
+    python -m attnlib hint 06         hint 1 for lesson 06's exercises (the concept); --level 2: where to look,
+                                      aimed at the mistake your copy shows; --level 3: the formula (the answer)
     python -m attnlib reset 06        back up your exercise notebook 06, then start again from the course's copy
     python -m attnlib update 06       back up your copies of lesson 06, then take the course's new version
     python -m attnlib lab             JupyterLab on 127.0.0.1 with a token, opening workspace/notebooks/00
@@ -75,7 +76,7 @@ def cmd_status(args):
             print(f"{les.stem:32} {r['name']:24} {r['status']:14} {r['diagnosis'] or ''}".rstrip())
     total = sum(counts.values())
     print(f"\n{counts['passed']}/{total} passed, {counts['failed']} failed, {counts['not attempted']} not attempted")
-    return 0
+    return 1 if args.strict and counts["passed"] < total else 0
 
 
 def cmd_check(args):
@@ -97,15 +98,15 @@ def cmd_hint(args):
     if not les.exercises:
         raise SystemExit(f"lesson {les.stem} has no exercises")
     found = {}
-    if args.level == 2:
+    if args.level >= 2:
         root = course_root(args.root)
         path = workspace.exercise_copy(root, les.stem)
         if path.exists():
             found = {r["name"]: r for r in nbs.graded(path)}
     for name in les.exercises:
-        h1, h2 = hints(name)
+        h1, h2, h3 = hints(name)
         print(f"{name}\n  hint 1: {h1}")
-        if args.level == 2:
+        if args.level >= 2:
             result = found.get(name, {})
             diagnosis = result.get("diagnosis")
             if result.get("status") == "passed":
@@ -113,10 +114,12 @@ def cmd_hint(args):
             elif nudge(diagnosis):
                 print(f"  hint 2 (for {diagnosis}: {explain(diagnosis)}): {nudge(diagnosis)}")
             else:
-                print(f"  hint 2: no mistake named in your copy yet ({result.get('status', 'not graded')}); "
-                      f"run {_command(args, 'check', les.number)} and read its report.")
+                print(f"  hint 2: {h2}")
+                if args.level == 2:
+                    print(f"          (no mistake named in your copy yet: {result.get('status', 'not graded')}; "
+                          f"run {_command(args, 'check', les.number)} for a nudge aimed at your code)")
         if args.level == 3:
-            print(f"  hint 3, the answer: {h2}")
+            print(f"  hint 3, the formula (this is the answer): {h3}")
         print()
     if args.level < 3:
         print(f"More: {_command(args, 'hint', les.number, '--level', str(args.level + 1))}")
@@ -163,6 +166,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("status", help="progress table over workspace/exercises/")
     p.add_argument("--no-cache", action="store_true", help="re-run every notebook")
+    p.add_argument("--strict", action="store_true", help="exit with 1 unless every exercise passed (for graders)")
     p.set_defaults(func=cmd_status)
     for name, func, text in (("check", cmd_check, "grade one exercise notebook in a fresh kernel"),
                              ("hint", cmd_hint, "hints for one lesson's exercises"),

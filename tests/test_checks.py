@@ -250,10 +250,10 @@ def test_api_exercises_are_checkable_against_attnlib_itself():
     assert course_names - set(al.__all__) == {"values", "embed", "most_attended", "cross_attention", "cache_step"}
 
 
-def test_every_check_has_two_different_hints():
+def test_every_check_has_three_different_hints():
     for name in checks.NAMES:
-        h1, h2 = checks.hints(name)
-        assert h1 and h2 and h1 != h2
+        h1, h2, h3 = checks.hints(name)
+        assert h1 and h2 and h3 and len({h1, h2, h3}) == 3
 
 
 def test_every_mistake_is_a_named_function_that_can_fire():

@@ -67,13 +67,14 @@ def test_check_runs_one_notebook_in_a_fresh_kernel(course, tmp_path):
 
 def test_hint_levels(course, tmp_path):
     from attnlib.checks import hints
+    h1, h2, h3 = hints("similarity")
     one = cli("hint", "05", root=course, env_home=tmp_path)
-    assert one.returncode == 0 and hints("similarity")[0] in one.stdout and hints("similarity")[1] not in one.stdout
+    assert one.returncode == 0 and h1 in one.stdout and h2 not in one.stdout and h3 not in one.stdout
     two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
-    assert "no mistake named in your copy yet (not attempted)" in two.stdout
-    assert hints("similarity")[1] not in two.stdout  # hint 2 is never the answer
+    assert "no mistake named in your copy yet: not attempted" in two.stdout
+    assert h2 in two.stdout and h3 not in two.stdout  # the nudge, never the answer
     three = cli("hint", "05", "--level", "3", root=course, env_home=tmp_path)
-    assert f"hint 3, the answer: {hints('similarity')[1]}" in three.stdout
+    assert f"hint 3, the formula (this is the answer): {h3}" in three.stdout
 
 
 def test_hint_2_is_the_nudge_for_the_mistake_in_your_copy(course, tmp_path):

@@ -1,8 +1,5 @@
 """Exercise notebooks: generated from solutions/, all solved there, all untouched here, nbgrader-compatible."""
 import pathlib
-import subprocess
-import sys
-
 import nbformat
 import pytest
 
@@ -49,6 +46,14 @@ def test_check_cells_survive_a_redefined_check():
                 assert cell.source.startswith("from attnlib.checks import check"), (path.name, cell.source)
 
 
+@pytest.mark.parametrize("path", EXERCISES, ids=STEMS)
+def test_exercise_notebooks_ship_without_outputs(path):
+    """An untouched stub never shows a stored pass: no code cell carries an output or a run count."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:80]
+
+
 def test_the_shared_intro_lives_in_the_generator_only():
     for sol, ex in zip(SOLUTIONS, EXERCISES):
         assert "**How this works.**" not in sol.read_text(encoding="utf-8")
@@ -88,7 +93,8 @@ def test_the_generator_cuts_out_every_solution_line():
                 assert e_cell.source == s_cell.source + HOW_IT_WORKS
                 continue
             if "### BEGIN SOLUTION" not in s_cell.source:
-                assert s_cell == e_cell  # everything else, outputs included, is copied as is
+                assert s_cell.source == e_cell.source  # everything else is copied as is, without outputs
+                assert e_cell.cell_type == "markdown" or not e_cell.outputs
                 continue
             body = s_cell.source.split("### BEGIN SOLUTION")[1].split("### END SOLUTION")[0]
             for line in body.strip().splitlines():
@@ -118,27 +124,6 @@ def test_nbgrader_clears_every_solution():
             for line in body.strip().splitlines():
                 assert line.strip() not in text, (path.name, line)
         graded = [c for c in cleared.cells if c.metadata.get("nbgrader", {}).get("grade")]
-        assert len(graded) == len(bodies)  # one graded check cell per solution
+        assert len(graded) == len(checked_names(nb))  # one graded cell per check (the capstone has no stub)
 
 
-def _nbval(path, tmp_path):
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
-           "--nbval", "--nbval-current-env", f"--nbval-sanitize-with={ROOT / 'tests' / 'sanitize.cfg'}", str(path)]
-    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
-
-
-def test_nbval_passes_an_exercise_exactly_when_it_is_solved(tmp_path):
-    stem = "04_mixing_rows"
-    pristine = nbformat.read(ROOT / "exercises" / f"{stem}.ipynb", as_version=4)
-    solved = nbformat.read(ROOT / "exercises" / f"{stem}.ipynb", as_version=4)
-    solution = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
-    for cell, sol in zip(solved.cells, solution.cells):
-        if "raise NotImplementedError" in cell.source:  # the learner writes their own version
-            cell.source = sol.source  # the markers are comments
-    nbformat.write(pristine, tmp_path / "pristine.ipynb")
-    nbformat.write(solved, tmp_path / "solved.ipynb")
-    result = _nbval(tmp_path / "solved.ipynb", tmp_path)
-    assert result.returncode == 0, result.stdout[-2000:]
-    result = _nbval(tmp_path / "pristine.ipynb", tmp_path)
-    assert result.returncode != 0 and "not attempted yet" in result.stdout, result.stdout[-2000:]

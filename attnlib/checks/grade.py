@@ -31,11 +31,11 @@ class CheckFailed(AssertionError):
 
 
 def hints(name):
-    """(hint 1, hint 2) for an exercise name."""
+    """(hint 1 the concept, hint 2 the nudge, hint 3 the formula) for an exercise name."""
     if name == capstone.NAME:
-        return capstone.HINT1, capstone.HINT2
+        return capstone.HINT1, capstone.HINT2, capstone.FORMULA
     ex = _exercise(name)
-    return ex.hint1, ex.hint2
+    return ex.hint1, ex.hint2, ex.formula
 
 
 def _exercise(name):
