@@ -7,10 +7,10 @@ variants (einsum, loops, mask-then-renormalise, float32 arithmetic wherever no
 probe stresses precision) that must pass. They are written independently of
 attnlib.checks, as a learner would.
 """
-from . import basics, generation, masking, modules, positions, trained_attention
+from . import basics, capstone, generation, masking, modules, positions, trained_attention
 
 WRONG, RIGHT = {}, {}
-for _module in (basics, masking, positions, modules, trained_attention, generation):
+for _module in (basics, masking, positions, modules, trained_attention, generation, capstone):
     for _name, _items in _module.WRONG.items():
         WRONG.setdefault(_name, []).extend(_items)
     for _name, _items in _module.RIGHT.items():
