@@ -8,6 +8,7 @@ One module per idea, in course order:
     attention    scores, one head, many heads, tiled        (notebooks 05-07, 09, 14)
     layers       layer norm, GELU, MLP, the block           (notebook 10)
     backprop     every layer as a forward/backward pair, for training
+    gradients    cross-entropy and the backward passes as public functions (notebook 11)
     cache        one cached generation step, cache size     (notebook 14)
     model        TinyLM: forward, backward, KV-cache generate (notebooks 08, 11-14)
     optim        Adam with weight decay and gradient clipping
@@ -25,7 +26,8 @@ from .mixing import uniform_causal_weights, causal_average, causal_mask, softmax
 from .attention import (similarity, attention_weights, attention, self_attention,
                         multi_head_attention, tiled_attention)
 from .layers import layer_norm, gelu, transformer_block, next_token_logits
-from .cache import attend_step, kv_cache_bytes
+from .cache import attend_step, kv_cache_bytes, sample_next
+from .gradients import cross_entropy, attention_backward, layer_norm_backward
 from .model import TinyLM, KVCache
 from .optim import Adam
 from .data import Tokenizer
@@ -38,6 +40,7 @@ __all__ = [
     "similarity", "attention_weights", "attention", "self_attention", "multi_head_attention",
     "tiled_attention",
     "layer_norm", "gelu", "transformer_block", "next_token_logits",
-    "attend_step", "kv_cache_bytes",
+    "attend_step", "kv_cache_bytes", "sample_next",
+    "cross_entropy", "attention_backward", "layer_norm_backward",
     "TinyLM", "KVCache", "Adam", "Tokenizer",
 ]

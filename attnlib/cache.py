@@ -2,13 +2,14 @@
 
 When a model generates one token at a time, the keys and values of earlier tokens
 never change. Keeping them in a cache means each new token costs one query row
-against t cached rows, O(t), instead of recomputing all t x t scores.
+against t cached rows, O(t), instead of recomputing all t x t scores. The
+next token is then picked from the logits: greedily, or by sampling (sample_next).
 """
 import math
 
 import numpy as np
 
-from ._validate import as_float_array, check_finite_product, positive_int
+from ._validate import as_float_array, check_finite_product, finite_float, positive_int
 from .mixing import exp_and_sum
 
 
@@ -45,3 +46,30 @@ def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=
         ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head),
         ("seq_len", seq_len), ("batch", batch), ("bytes_per_value", bytes_per_value))]
     return 2 * int(np.prod(sizes, dtype=object))
+
+
+def sample_next(logits, temperature, u):
+    """The next token id from logits (vocab,): greedy at temperature 0, else inverse-CDF sampling.
+
+    temperature 0 returns argmax(logits) (the first index on ties) and ignores u.
+    Above 0, p = softmax(logits / temperature) and the answer is the first index i
+    whose cumulative probability p[0] + ... + p[i] is greater than u, a uniform
+    random number in [0, 1). This is what np.random.Generator.choice(vocab, p=p)
+    does with u = rng.random(), so a seeded rng gives the same tokens. A small
+    temperature sharpens p towards the argmax, a large one flattens it. Returns a
+    Python int. -inf logits (masked tokens) are never sampled.
+    """
+    logits = as_float_array("logits", logits, 1, "(vocab,)", allow="-inf")
+    temperature = finite_float("temperature", temperature, low=0.0)
+    u = finite_float("u", u, low=0.0, high=1.0, high_open=True)
+    if np.isneginf(logits).all():
+        raise ValueError("logits are -inf everywhere: no token can be sampled")
+    if temperature == 0.0:
+        return int(np.argmax(logits))
+    z = logits.astype(np.float64)
+    with np.errstate(over="ignore"):  # a huge spread over a tiny temperature gives -inf: probability 0, as it should
+        z = (z - z.max()) / temperature  # softmax(logits / T), with every exponent <= 0: nothing overflows
+    e, total = exp_and_sum(z)
+    cdf = np.cumsum(e / total)  # as Generator.choice: the cumulative probabilities, scaled to end at exactly 1
+    cdf /= cdf[-1]
+    return int(np.searchsorted(cdf, u, side="right"))

@@ -23,7 +23,8 @@ import numpy as np
 
 from . import backprop
 from .attention import attention, attention_weights
-from .cache import attend_step
+from .cache import attend_step, sample_next
+from .gradients import attention_backward, cross_entropy, layer_norm_backward
 from .layers import BLOCK_KEYS, gelu, layer_norm, next_token_logits
 from .mixing import softmax, softmax_backward
 
@@ -66,8 +67,6 @@ def attention_backward_from(softmax_backward):
 
 def defaults():
     """attnlib's version of every op."""
-    from .cache import sample_next  # TEMPORARY lazy import
-    from .gradients import attention_backward, cross_entropy, layer_norm_backward
     return {"softmax": softmax, "attention": attention, "embed": embed, "layer_norm": layer_norm, "gelu": gelu,
             "next_token_logits": next_token_logits, "cross_entropy": cross_entropy,
             "softmax_backward": softmax_backward, "attention_backward": attention_backward,

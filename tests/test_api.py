@@ -22,11 +22,17 @@ CONTRACT = {
     "softmax_backward": ["A", "dA"],
     "attend_step": ["q", "K_cache", "V_cache"],
     "kv_cache_bytes": ["n_layers", "n_heads", "d_head", "seq_len", "batch", "bytes_per_value"],
+    "sample_next": ["logits", "temperature", "u"],
     "tiled_attention": ["Q", "K", "V", "causal", "block"],
+    "attention_backward": ["Q", "K", "V", "dO", "causal", "scale"],
+    "cross_entropy": ["logits", "targets"],
+    "layer_norm_backward": ["X", "g", "dY", "eps"],
 }
 DEFAULTS = {("softmax", "axis"): -1, ("attention", "causal"): True, ("attention", "scale"): True,
             ("self_attention", "Wo"): None, ("layer_norm", "eps"): 1e-5, ("kv_cache_bytes", "batch"): 1,
-            ("kv_cache_bytes", "bytes_per_value"): 2, ("tiled_attention", "block"): 64}
+            ("kv_cache_bytes", "bytes_per_value"): 2, ("tiled_attention", "block"): 64,
+            ("attention_backward", "causal"): True, ("attention_backward", "scale"): True,
+            ("layer_norm_backward", "eps"): 1e-5}
 
 
 def test_contract_signatures():
@@ -43,7 +49,8 @@ def test_contract_signatures():
 def test_maths_modules_never_import_the_viewers():
     import pathlib
     root = pathlib.Path(attnlib.__file__).parent
-    for module in ("projection", "mixing", "attention", "layers", "cache", "model", "optim", "train", "data"):
+    for module in ("projection", "mixing", "attention", "layers", "gradients", "cache", "model", "optim", "train",
+                   "data"):
         path = root / f"{module}.py"
         if path.exists():
             text = path.read_text()
