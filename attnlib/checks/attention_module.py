@@ -1,14 +1,17 @@
-"""Lesson 07, the attention module: attention and self_attention.
+"""Lesson 07, the attention module: attention, self_attention, future_leak and tiled_attention.
 
 Their mistakes are attention_weights' mistakes carried one step further
 (O = A V, then Q, K, V from X), plus the ones only this step can make.
 """
+import functools
+import tracemalloc
+
 import numpy as np
 
 import attnlib as al
 from .mask_and_softmax import WEIGHTS_MISTAKES
 from .pieces import attention, mask, softmax, weights
-from .probes import features, qk_probes, rand, tokens
+from .probes import WORDS, features, qk_probes, rand, tokens
 from .properties import argument_mixups, causality, huge_scores, intermediates, scale_finding
 from .spec import Exercise, Probe
 
@@ -99,7 +102,8 @@ EXERCISES = [
         mistakes=ATTENTION_MISTAKES,
         verified="O = A V for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
         hint1="Compute the weights A as in attention_weights, then mix the rows of V with them.",
-        hint2="A is (n_q, n_k) and V is (n_k, d_v): O = A @ V is (n_q, d_v).",
+        hint2="The weights are (n_q, n_k) and V is (n_k, d_v): the product runs over the keys, the axis the two "
+              "share, and gives one row of width d_v per query.",
         formula="O = softmax(Q Kᵀ / √d + M) V",
     ),
     Exercise(
@@ -110,8 +114,10 @@ EXERCISES = [
                 _sa_probe(140, 4, 4, 4, 4)],
         mistakes=SELF_ATTENTION_MISTAKES,
         verified="Q, K, V from X, causal attention, the optional Wo, on non-square weights",
-        hint1="Project X three times (Q = X Wq, K = X Wk, V = X Wv), then apply causal attention, then Wo if given.",
-        hint2="Scale by √d_head, the width of Q and K (Wq.shape[1]), not by d_model.",
+        hint1="Project X three times, with Wq, Wk and Wv, to get the queries, the keys and the values; then apply "
+              "causal attention, then Wo if one is given.",
+        hint2="Make all three projections from the same X. Divide the scores by the square root of the width of the "
+              "queries and keys (the number of columns of Wq), not of d_model, and apply Wo only when one is given.",
         formula="O = softmax(X Wq (X Wk)ᵀ / √d_head + M) X Wv [@ Wo]",
     ),
 ]
@@ -160,4 +166,467 @@ FINDINGS = {
         argument_mixups(al.self_attention, ("X", "Wq", "Wk", "Wv", "Wo")),
         causality((rand(160, 5, 4), rand(161, 4, 4), rand(162, 4, 4), rand(163, 4, 3)), {}, [0]),
     ],
+}
+
+
+# future_leak(attn, X) --------------------------------------------------------------------------------------------
+#
+# The probes hand the learner attention functions with known leaks (Attn below); the answer is an int.
+
+def moved_rows(attn, X, seed=0):
+    """seen[i, j]: output row i of attn moves (by more than 1e-9 of the largest output) when input row j alone
+    is moved by a random vector. The grader's own measurement, shared by the reference and the mistakes."""
+    X = np.array(X, dtype=float)  # a copy: X itself is never written to
+    base = np.asarray(attn(X), dtype=float)
+    tol = 1e-9 * max(1.0, float(np.abs(base).max()))
+    rng = np.random.default_rng(seed)
+    seen = np.zeros((len(base), len(X)), dtype=bool)
+    for j in range(len(X)):
+        moved = X.copy()
+        moved[j] += rng.normal(0.0, 1.0, X.shape[1])
+        seen[:, j] = (np.abs(np.asarray(attn(moved), dtype=float) - base) > tol).any(axis=1)
+    return seen
+
+
+def future_leak(attn, X):
+    """Reference: the largest k >= 1 such that some output row i moves when input row i + k moves; 0 if none."""
+    i, j = np.nonzero(moved_rows(attn, X))
+    ahead = j - i  # how far ahead of its own row each moving input sits
+    return int(ahead.max()) if ahead.size and ahead.max() > 0 else 0
+
+
+class Attn:
+    """A self-attention function X (n, d) -> (n, d + 1) for future_leak's probes, with fixed weights, whose mask
+    lets row i see the columns j where `visible(i, j)` holds; `hidden` is the score the other columns get.
+    `sink` adds a key every row can always see (score 0, value 0), so that a row hiding everything stays finite.
+    `flat` shrinks the scores and lifts the values by 10: a finite `hidden` (-13) then moves the outputs by
+    a few parts in ten million, a leak that only a tight tolerance sees. Shown in reports by its label; the grader
+    never copies it (deepcopy returns it as is)."""
+
+    def __init__(self, label, visible, hidden=-np.inf, sink=False, flat=False, seed=0):
+        self.label, self.visible, self.hidden = label, visible, hidden
+        self.sink, self.flat, self.seed = sink, flat, seed
+
+    def __call__(self, X):
+        n, d = X.shape
+        rng = np.random.default_rng(self.seed + d)
+        Wq, Wk, Wv = rng.normal(0.0, 1.0, (d, d)), rng.normal(0.0, 1.0, (d, d)), rng.normal(0.0, 1.0, (d, d + 1))
+        S = (X @ Wq) @ (X @ Wk).T / np.sqrt(d)  # (n, n)
+        V = X @ Wv  # (n, d + 1)
+        if self.flat:
+            S, V = 0.1 * S / (1.0 + np.abs(S)), V + 10.0  # scores within ±0.1
+        i, j = np.indices((n, n))
+        S = np.where(self.visible(i, j), S, self.hidden)
+        if self.sink:
+            S, V = np.hstack([S, np.zeros((n, 1))]), np.vstack([V, np.zeros((1, d + 1))])
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        return E / E.sum(axis=1, keepdims=True) @ V
+
+    def __repr__(self):
+        return self.label
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _causal(i, j):
+    return j <= i
+
+
+def _everything(i, j):
+    return j >= 0
+
+
+def _one_ahead(i, j):
+    return j <= i + 1
+
+
+def _two_ahead(i, j):
+    return j <= i + 2
+
+
+def _diagonal_hidden(i, j):
+    return j < i
+
+
+def _chunks_of_three(i, j):
+    return j // 3 <= i // 3
+
+
+def _window_doubles(i, j):
+    return j <= 2 * i
+
+
+def _stray_entry(i, j):
+    return (j <= i) | ((i == 1) & (j == 3))
+
+
+def _next_to_last_row_leaks(i, j):
+    last = i.shape[0] - 1
+    return (j <= i) | ((i == last - 1) & (j == last))
+
+
+LEAKY = {
+    "causal": Attn("causal attention", _causal),
+    "everything": Attn("attention without a mask", _everything),
+    "one_ahead": Attn("a mask shifted by one", _one_ahead, seed=10),
+    "two_ahead": Attn("a mask shifted by two", _two_ahead, seed=20),
+    "diagonal": Attn("an over-strict mask that also hides the diagonal", _diagonal_hidden, sink=True, seed=30),
+    "chunks": Attn("a mask over chunks of three tokens", _chunks_of_three, seed=40),
+    "doubling": Attn("a mask that lets row i see rows up to 2i", _window_doubles, seed=50),
+    "stray": Attn("a causal mask with one stray entry", _stray_entry, seed=60),
+    "next_to_last": Attn("a causal mask whose next-to-last row sees the last", _next_to_last_row_leaks, seed=70),
+    "finite": Attn("a causal mask with -13 instead of -inf", _causal, hidden=-13.0, flat=True, seed=80),
+}
+
+
+def _leak_probe(kind, seed, n, d):
+    return Probe((LEAKY[kind], rand(seed, n, d)), names=("attn", "X"))
+
+
+LEAK_PROBES = [_leak_probe("causal", 300, 6, 3), _leak_probe("everything", 301, 5, 4),
+               _leak_probe("two_ahead", 302, 7, 3), _leak_probe("diagonal", 303, 6, 4),
+               _leak_probe("one_ahead", 304, 4, 2), _leak_probe("chunks", 305, 7, 3),
+               _leak_probe("doubling", 306, 8, 3), _leak_probe("stray", 307, 6, 3),
+               _leak_probe("next_to_last", 308, 6, 4), _leak_probe("finite", 309, 6, 3),
+               _leak_probe("everything", 310, 1, 3)]
+
+
+# named mistakes: the right measurement, read wrongly
+
+def _ahead(attn, X):
+    i, j = np.nonzero(moved_rows(attn, X))
+    return j - i
+
+
+def leak_pairs_counted(attn, X):
+    return int((_ahead(attn, X) > 0).sum())
+
+
+def leak_rows_counted(attn, X):
+    seen = moved_rows(attn, X)
+    return int(np.triu(seen, k=1).any(axis=1).sum())
+
+
+def leak_counts_own_row(attn, X):
+    ahead = _ahead(attn, X)
+    return int(ahead.max()) + 1 if ahead.size else 0
+
+
+def leak_smallest(attn, X):
+    ahead = _ahead(attn, X)
+    return int(ahead[ahead > 0].min()) if (ahead > 0).any() else 0
+
+
+def leak_counts_the_past(attn, X):
+    ahead = _ahead(attn, X)
+    return int(np.abs(ahead).max()) if ahead.size else 0
+
+
+def leak_first_row_only(attn, X):
+    seen = moved_rows(attn, X)
+    return int(np.flatnonzero(seen[0]).max())
+
+
+def leak_last_input_only(attn, X):
+    seers = np.flatnonzero(moved_rows(attn, X)[:, -1])  # the output rows that move with the last input row
+    return int(len(X) - 1 - seers.min()) if seers.size else 0
+
+
+def leak_loose_tolerance(attn, X):
+    X = np.array(X, dtype=float)
+    base = attn(X)
+    rng = np.random.default_rng(0)
+    worst = 0
+    for j in range(1, len(X)):
+        moved = X.copy()
+        moved[j] += rng.normal(0.0, 1.0, X.shape[1])
+        out = attn(moved)
+        for i in range(j):
+            if not np.allclose(out[i], base[i]):  # numpy's default tolerance (1e-5) hides a small leak
+                worst = max(worst, j - i)
+    return worst
+
+
+LEAK_MISTAKES = [("leak-tolerance-too-loose", leak_loose_tolerance),
+                 ("leak-counts-own-row", leak_counts_own_row),
+                 ("leak-counts-the-past", leak_counts_the_past),
+                 ("leak-counts-pairs", leak_pairs_counted),
+                 ("leak-counts-rows", leak_rows_counted),
+                 ("leak-smallest-not-largest", leak_smallest),
+                 ("leak-first-row-only", leak_first_row_only),
+                 ("leak-last-input-only", leak_last_input_only)]
+
+
+# tiled_attention(Q, K, V, causal=True, block=64) -----------------------------------------------------------------
+
+def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max=True, global_mask=True,
+           offset=True, whole_tiles_only=False, tiles_normalised=False):
+    """Online-softmax attention with one knob per mistake; all knobs at their defaults is the right answer."""
+    n_q, n_k = len(Q), len(K)
+    shift = n_k - n_q if offset else 0  # query i sits at position shift + i
+    s = 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
+    stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole_tiles_only else (n_q, n_k)
+    O = np.zeros((n_q, V.shape[1]))
+    for q0 in range(0, stop_q, block):
+        q = Q[q0:q0 + block] * s  # (bq, d)
+        m = np.full((len(q), 1), -np.inf)
+        l = np.zeros((len(q), 1))
+        acc = np.zeros((len(q), V.shape[1]))
+        tiles = 0
+        for k0 in range(0, stop_k, block):
+            S = q @ K[k0:k0 + block].T  # (bq, bk)
+            if causal:
+                i = np.arange(len(q))[:, None] + (q0 + shift if global_mask else 0)
+                j = np.arange(S.shape[1])[None, :] + (k0 if global_mask else 0)
+                S = np.where(j <= i, S, -np.inf)
+            if tiles_normalised:
+                E = np.exp(S - S.max(axis=1, keepdims=True))
+                acc += np.nan_to_num(E / E.sum(axis=1, keepdims=True)) @ V[k0:k0 + block]
+                tiles += 1
+                continue
+            m_new = np.maximum(m, S.max(axis=1, keepdims=True)) if running_max else np.zeros_like(m)
+            P = np.exp(S - m_new)
+            c = np.exp(m - m_new) if running_max else np.ones_like(m)
+            if rescale == "inverted":
+                c = np.where(np.isfinite(m), np.exp(m_new - m), 0.0)
+            elif not rescale:
+                c = np.where(np.isfinite(m), 1.0, 0.0)
+            l = l * c + P.sum(axis=1, keepdims=True)
+            acc = acc * c + P @ V[k0:k0 + block]
+            m = m_new
+        O[q0:q0 + block] = acc / max(tiles, 1) if tiles_normalised else acc / l
+    return O
+
+
+def rescale_missing(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, rescale=False)
+
+
+def rescale_inverted(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, rescale="inverted")
+
+
+def exp_without_running_max(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, running_max=False)
+
+
+def tile_mask_local(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, global_mask=False)
+
+
+def tiles_normalised_separately(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, tiles_normalised=True)
+
+
+def tile_remainder_dropped(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, whole_tiles_only=True)
+
+
+def tiled_offset_ignored(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, offset=False)
+
+
+def tiled_unscaled(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, scale=False)
+
+
+def tiled_never_masked(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, False, block)
+
+
+def tiled_always_masked(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, True, block)
+
+
+TILED_MISTAKES = [("rescale-missing", rescale_missing),
+                  ("rescale-inverted", rescale_inverted),
+                  ("tiles-normalised-separately", tiles_normalised_separately),
+                  ("tile-mask-local", tile_mask_local),
+                  ("tile-remainder-dropped", tile_remainder_dropped),
+                  ("mask-ignores-offset", tiled_offset_ignored),
+                  ("scale-missing", tiled_unscaled),
+                  ("mask-not-applied", tiled_never_masked),
+                  ("mask-always-applied", tiled_always_masked),
+                  ("softmax-no-max-subtraction", exp_without_running_max)]
+
+
+def _rescale_probe(seed):
+    """The max grows late: key 6 (in the fourth tile of 2) scores far above every key before it."""
+    Q, K = rand(seed, 3, 2), rand(seed + 1, 8, 2)
+    Q[:, 0], K[6] = np.abs(Q[:, 0]) + 1.0, [12.0, 0.0]
+    return Probe((Q, K, rand(seed + 2, 8, 3), False, 2), names=("Q", "K", "V", "causal", "block"),
+                 rows=tokens(3), cols=features(3, "v"))
+
+
+def _tiled_probe(seed, n_q, n_k, d, d_v, block, causal=True, spread=1.0):
+    args = (rand(seed, n_q, d, scale=spread), rand(seed + 1, n_k, d, scale=spread), rand(seed + 2, n_k, d_v))
+    labels = {"rows": tokens(n_q, n_k - n_q), "cols": features(d_v, "v")} if n_k <= len(WORDS) else {}
+    return Probe(args + (causal, block), names=("Q", "K", "V", "causal", "block"), **labels)
+
+
+TILED_PROBES = [_tiled_probe(400, 5, 5, 3, 2, 2), _tiled_probe(410, 3, 7, 4, 3, 2),
+                _tiled_probe(420, 6, 4, 2, 5, 4, causal=False), _tiled_probe(430, 4, 6, 3, 2, 64),
+                _rescale_probe(440), _tiled_probe(450, 5, 7, 4, 3, 3, spread=100.0),
+                _tiled_probe(460, 70, 100, 4, 3, 16), _tiled_probe(470, 9, 9, 3, 2, 3, causal=False)]
+
+
+# Memory: the probes' values cannot tell a tiled function from one that holds every score at once, so the
+# requirement below measures the peak memory of one call (tracemalloc sees numpy's allocations). It needs the
+# grader to run it on a function that passed its probes: see REQUIREMENTS at the end of this module.
+
+MEMORY_N, MEMORY_BLOCK = 2048, 64
+MEMORY_BUDGET = MEMORY_N * MEMORY_N * 8 // 64  # bytes: 1/64 of one full (n, n) float64 score matrix
+
+
+def traced(fn, warmup=()):
+    """fn wrapped to return the peak bytes allocated during one call, after an untraced call on `warmup` (a small
+    input: a first call may import or cache things once)."""
+    def peak_of(*args, **kwargs):
+        if warmup:
+            fn(*warmup)
+        started = not tracemalloc.is_tracing()
+        if started:
+            tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        try:
+            fn(*args, **kwargs)
+            return int(tracemalloc.get_traced_memory()[1] - before)
+        finally:
+            if started:
+                tracemalloc.stop()
+    return peak_of
+
+
+def tiled_memory(run):
+    """(diagnosis, detail) when a tiled_attention that passed its probes holds far more memory than one tile needs.
+
+    run(wrapper, args) calls wrapper(learner's function)(*args) where learner code runs and returns its Outcome."""
+    n, b = MEMORY_N, MEMORY_BLOCK
+    Q, K, V = rand(480, n, 4), rand(481, n, 4), rand(482, n, 2)
+    warmup = (Q[:2 * b], K[:2 * b], V[:2 * b], True, b)
+    o = run(functools.partial(traced, warmup=warmup), (Q, K, V, True, b))
+    if o.kind != "ok" or not isinstance(o.value, int):
+        return None
+    full, strip, peak = n * n * 8, b * n * 8, o.value
+    if peak <= MEMORY_BUDGET:
+        return None
+    mb = f"{peak / 2**20:.1f} MB at its peak for n = {n}, block = {b}"
+    if peak >= full // 4:
+        return "not-tiled", (f"your function held {mb}; one full ({n}, {n}) score matrix is {full / 2**20:.0f} MB "
+                             f"and a ({b}, {b}) tile is {b * b * 8 // 1024} kB")
+    return "keys-not-tiled", (f"your function held {mb}; a ({b}, {n}) strip of scores (one block of queries "
+                              f"against every key) is {strip / 2**20:.0f} MB, a ({b}, {b}) tile {b * b * 8 // 1024} kB")
+
+
+EXERCISES += [
+    Exercise(
+        name="future_leak",
+        reference=future_leak,
+        probes=LEAK_PROBES,
+        mistakes=LEAK_MISTAKES,
+        verified="the worst distance into the future for causal attention, no mask, masks shifted by one and two, "
+                 "an over-strict mask, chunks, a leak in a single row and one hidden behind a finite mask value",
+        hint1="Causal means output row i depends on rows 0 to i of X only. To find out whether a function keeps "
+              "that promise, change one input row and watch which output rows move.",
+        hint2="Move one row of a copy of X at a time by a clearly visible amount and compare every output row with "
+              "the unmoved output, with a tight tolerance (about one part in a billion). An output row that moves "
+              "when a later row moved is a leak; return the largest distance between the two rows, or zero.",
+        formula="leak = max of (j − i) over the pairs with j > i where output row i moves when input row j moves, "
+                "0 when there is no such pair",
+    ),
+    Exercise(
+        name="tiled_attention",
+        uses=("attention",),
+        reference=al.tiled_attention,
+        probes=TILED_PROBES,
+        mistakes=TILED_MISTAKES,
+        verified="attention computed tile by tile: lengths that are not multiples of block, fewer queries than keys, "
+                 "causal=False, a max that grows in a late tile and huge scores",
+        hint1="Walk over the keys one tile at a time and keep, for each query, three running quantities: the "
+              "largest score so far, the sum of the exponentials measured from that max, and the sum of the values "
+              "weighted by them. When a new tile raises the max, the old sums were measured from a smaller max and "
+              "must shrink before the new tile is added.",
+        hint2="Look at the running sum and the running output when the max grows: both are multiplied by the "
+              "exponential of the old max minus the new max. Build the causal mask from the positions in the whole "
+              "sequence (where the tile's first query and first key sit), and divide by the running sum once, after "
+              "the last tile.",
+        formula="for each key tile: S = Q_t K_tᵀ / √d (masked by global position), m' = max(m, rowmax S), "
+                "P = exp(S − m'), l ← l·exp(m − m') + rowsum P, acc ← acc·exp(m − m') + P V_t, m ← m'; "
+                "then O_t = acc / l",
+    ),
+]
+
+
+def _tiled_sizes(p):
+    Q, K, V = p.args[:3]
+    return {"d": Q.shape[1], "n_q": Q.shape[0], "n_k": K.shape[0], "d_v": V.shape[1]}
+
+
+FINDINGS.update({
+    "tiled_attention": [
+        causality((rand(490, 5, 3), rand(491, 5, 3), rand(492, 5, 2), True, 2), {}, [1, 2]),
+        scale_finding(al.tiled_attention, 0, _tiled_sizes),
+        huge_scores(0),
+    ],
+})
+
+# Checks a function must also pass once its values are right: {name: [requirement(run)]}, see tiled_memory.
+REQUIREMENTS = {"tiled_attention": [tiled_memory]}
+
+
+DIAGNOSES = {
+    # future_leak
+    "leak-tolerance-too-loose": "Your count misses a small leak: a later row moved an output row by a few parts "
+                                "in ten million, which numpy's default tolerance calls equal. Any change larger than "
+                                "about one part in a billion is a leak.",
+    "leak-counts-own-row": "Your count is one too high. Row i seeing row i + k is a leak of k, and a row that only "
+                           "sees itself and its past leaks nothing: causal attention gives 0.",
+    "leak-counts-the-past": "You counted output rows that move when an earlier row changes. That is allowed; only "
+                            "later rows (the future) make a leak.",
+    "leak-counts-pairs": "You counted every leaking pair of rows; the answer is the largest distance between an "
+                         "output row and a future row it sees.",
+    "leak-counts-rows": "You counted how many rows see the future; the answer is how far the worst row sees.",
+    "leak-smallest-not-largest": "You returned the shortest leak; the answer is the longest one over every row.",
+    "leak-first-row-only": "Only the first output row was examined; a leak can sit in any row.",
+    "leak-last-input-only": "Only the last input row was moved; a leak can come from any later row, so move each "
+                            "row in turn.",
+    # tiled_attention
+    "rescale-missing": "When a later tile raised a row's max, the running sum or the running output was not shrunk "
+                       "to the new max, so the earlier tiles count too much.",
+    "rescale-inverted": "The running sums were rescaled the wrong way: when the max grows they must shrink (the "
+                        "exponential of the old max minus the new one), not grow.",
+    "tiles-normalised-separately": "Each tile was turned into weights on its own. A row's weights are normalised "
+                                   "once over all its keys: divide by the running sum after the last tile.",
+    "tile-mask-local": "The causal mask inside a tile compares positions counted from the tile's corner; it needs "
+                       "the positions of the query and the key in the whole sequence.",
+    "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block; both "
+                              "loops must reach the end.",
+    "not-tiled": "Your function holds the whole score matrix (or another array as large) at once. Tiled "
+                 "attention keeps one small tile of scores at a time.",
+    "keys-not-tiled": "Your function holds one block of queries against every key at once. Walk over the keys "
+                      "tile by tile as well, with a running max, sum and output.",
+}
+
+NUDGES = {
+    "leak-tolerance-too-loose": "Look at the tolerance of your comparison, and print the largest change of each "
+                                "output row.",
+    "leak-counts-own-row": "Look at what your function returns for causal attention: it should be zero.",
+    "leak-counts-the-past": "Look at which moved input rows you count: only those after the output row.",
+    "leak-counts-pairs": "Look at how you combine the leaks you found: a count, or the largest distance?",
+    "leak-counts-rows": "Look at what you return: the number of leaking rows, or how far they see?",
+    "leak-smallest-not-largest": "Look at the reduction over the distances you found.",
+    "leak-first-row-only": "Look at which output rows your comparison covers.",
+    "leak-last-input-only": "Look at which input rows your loop moves.",
+    "rescale-missing": "Look at the running sum and the running output on the step where a tile raises the max.",
+    "rescale-inverted": "Look at the order of the two maxima in your rescaling factor.",
+    "tiles-normalised-separately": "Look at where you divide by the sum of the exponentials: inside the tile loop "
+                                   "or after it?",
+    "tile-mask-local": "Print the positions your mask compares for a tile that is not on the diagonal.",
+    "tile-remainder-dropped": "Look at where the ranges of your two loops stop when the length is not a multiple "
+                              "of block.",
+    "not-tiled": "Look for a product of all the queries with all the keys, or a mask as large as the whole score "
+                 "matrix.",
+    "keys-not-tiled": "Look at your inner loop: does it walk over tiles of keys, or take every key at once?",
 }

@@ -1,9 +1,14 @@
-"""Lesson 02, many inputs at once: project_rows."""
+"""Lesson 02, many inputs at once: project_rows, and matmul_cost (what one product costs)."""
+import numpy as np
+
 import attnlib as al
 from .probes import features, rand, tokens
 from .properties import argument_mixups
+from .runner import close
 from .spec import Exercise, Probe
 
+
+# project_rows(X, W) ----------------------------------------------------------------------------------------------
 
 def x_times_w_transposed(X, W):
     return X @ W.T
@@ -11,6 +16,38 @@ def x_times_w_transposed(X, W):
 
 def w_times_x_transposed(X, W):
     return (W @ X.T).T
+
+
+# matmul_cost(n, d_in, d_out) -------------------------------------------------------------------------------------
+
+def matmul_cost(n, d_in, d_out):
+    """Reference: scalar multiplications in X (n, d_in) @ W (d_in, d_out), an exact Python int."""
+    return int(n) * int(d_in) * int(d_out)  # n * d_out dot products of length d_in
+
+
+def outputs_only(n, d_in, d_out):
+    return int(n) * int(d_out)
+
+
+def multiplications_and_additions(n, d_in, d_out):
+    return 2 * int(n) * int(d_in) * int(d_out)
+
+
+def one_row_only(n, d_in, d_out):
+    return int(d_in) * int(d_out)
+
+
+def in_int32(n, d_in, d_out):
+    with np.errstate(over="ignore"):
+        return int(np.int32(n) * np.int32(d_in) * np.int32(d_out))
+
+
+def through_a_float(n, d_in, d_out):
+    return int(float(n) * float(d_in) * float(d_out))
+
+
+def _cost_probe(n, d_in, d_out):
+    return Probe((n, d_in, d_out), names=("n", "d_in", "d_out"))
 
 
 EXERCISES = [
@@ -24,10 +61,65 @@ EXERCISES = [
                   ("weights-transposed", w_times_x_transposed)],
         verified="X @ W for three batches, each row projected on its own",
         hint1="Stack the inputs as the rows of X: every row is projected by the same W.",
-        hint2="One matrix product does all rows at once: X (n, d_in) @ W (d_in, d_out).",
+        hint2="One matrix product handles every row at once: X is (n, d_in) and W is (d_in, d_out), so the "
+              "inner sizes meet and the result has one row per input row.",
         formula="X' = X @ W",
+    ),
+    Exercise(
+        name="matmul_cost",
+        reference=matmul_cost,
+        probes=[_cost_probe(5, 4, 3), _cost_probe(1, 1, 1), _cost_probe(3, 7, 2), _cost_probe(6, 1, 9),
+                _cost_probe(1024, 768, 3072),                       # a GPT-2 MLP layer: past int32
+                _cost_probe(10**6 + 1, 10**5 + 3, 10**5 + 7)],      # past 2**53: floats round it
+        mistakes=[("cost-counts-outputs", outputs_only),
+                  ("cost-counts-additions", multiplications_and_additions),
+                  ("cost-one-row", one_row_only),
+                  ("integer-overflow", in_int32),
+                  ("count-rounded", through_a_float)],
+        verified="an exact int for small sizes, a GPT-2 layer past int32 and a count past 2**53",
+        hint1="Each entry of the result is the dot product of one row of X with one column of W: "
+              "one multiplication per input feature. Count the entries, then the multiplications in each.",
+        hint2="Count in two steps: how many numbers the result holds (its shape), and how long each dot "
+              "product is. Keep the count a Python int so that huge sizes stay exact.",
+        formula="cost = n * d_in * d_out  (n * d_out entries, d_in multiplications each)",
     ),
 ]
 
 
-FINDINGS = {"project_rows": [argument_mixups(al.project_rows, ("X", "W"))]}
+# property findings (properties.py) -------------------------------------------------------------------------------
+
+def exact_count(f, seen):
+    """Right for small sizes, and the true count wrapped to 32 or 64 bits, or rounded by a float, for large ones."""
+    for _p, o, e in seen:
+        if o.kind != "ok" or not isinstance(e, int) or close(o.value, e):
+            continue
+        if not isinstance(o.value, (int, np.integer)) or isinstance(o.value, bool):
+            continue
+        got = int(o.value)
+        for bits in (32, 64):
+            if got == (e + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1):
+                return "integer-overflow", f"got {got:,}: the true count {e:,} wrapped around {bits} bits"
+        if e > 2 ** 53 and abs(got - e) <= e * 2.0 ** -50:
+            return "count-rounded", f"got {got:,}, {got - e:+,} from the true count {e:,}: a float rounded it"
+    return None
+
+
+FINDINGS = {"project_rows": [argument_mixups(al.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
+
+DIAGNOSES = {
+    "cost-counts-outputs": "You counted the entries of the result (n times d_out). Each entry is a dot "
+                           "product of length d_in, so it costs d_in multiplications.",
+    "cost-counts-additions": "You counted the additions as well (two operations per term, the usual FLOP "
+                             "count). This exercise counts the multiplications only.",
+    "cost-one-row": "You counted the multiplications for one row of X. The product projects all n rows, "
+                    "each at the same cost.",
+    "count-rounded": "The count went through floating point, which holds whole numbers exactly only up to "
+                     "2 to the power 53 (about 9e15); larger counts come back rounded. Multiply Python ints.",
+}
+
+NUDGES = {
+    "cost-counts-outputs": "Count the multiplications that one entry of the result needs.",
+    "cost-counts-additions": "Look for a factor of 2 in your count.",
+    "cost-one-row": "Look at which sizes appear in your count: is n among them?",
+    "count-rounded": "Look for a float on the way: a float constant, a true division, or a float dtype.",
+}

@@ -139,8 +139,9 @@ EXERCISES = [
                  "around ten million (float64 precision)",
         hint1="Work row by row: subtract the row mean, divide by the row standard deviation, "
               "then scale by g and shift by b.",
-        hint2="Use keepdims=True, the biased variance (np.var's default) "
-              "and put eps inside the root: np.sqrt(var + eps).",
+        hint2="Take the mean and the variance along each row and keep them as columns, so that they line up "
+              "with the row they came from. Use the biased variance (divide by d, not d minus 1), and put eps "
+              "inside the square root, not after it.",
         formula="y = (x - mean(x)) / sqrt(var(x) + eps) * g + b",
     ),
     Exercise(
@@ -153,9 +154,11 @@ EXERCISES = [
                   ("gelu-missing-half", missing_half),
                   ("gelu-relu", relu)],
         verified="the tanh-approximate GELU, elementwise, on a line of values and a matrix",
-        hint1="GELU(x) = x · Φ(x): it lets large positive values through, blocks large negative ones, "
-              "and is smooth near 0.",
-        hint2="GPT-2's formula: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))).",
+        hint1="GELU weighs each input by the probability that a standard normal value lies below it: it lets "
+              "large positive values through, blocks large negative ones, and is smooth near 0.",
+        hint2="Use GPT-2's tanh form, not erf and not a sigmoid. Check three things: the leading factor of one "
+              "half times x, the constant in front (the root of two over pi), and the cubic term inside the tanh "
+              "with its coefficient 0.044715.",
         formula="gelu(x) = 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))",
     ),
     Exercise(
@@ -173,8 +176,9 @@ EXERCISES = [
         verified="pre-LN attention and MLP sub-layers, each added back to its input, for 2 and 3 heads",
         hint1="Two sub-layers, each wrapped the same way: normalise the input, run the sub-layer, "
               "add the result to the input.",
-        hint2="Y = X + multi_head_attention(layer_norm(X, ln1_g, ln1_b), ...); "
-              "out = Y + mlp(layer_norm(Y, ln2_g, ln2_b)).",
+        hint2="Two lines, one per sub-layer. Each normalises its input with its own layer norm (ln1 before "
+              "attention, ln2 before the MLP), runs the sub-layer and adds the result back to the un-normalised "
+              "stream. The MLP reads the stream after the attention residual, with GELU between its two matrices.",
         formula="Y = X + MHA(LN1(X)); out = Y + gelu(LN2(Y) W1 + b1) W2 + b2",
     ),
 ]

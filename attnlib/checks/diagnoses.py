@@ -6,10 +6,10 @@ them from `data-diagnosis`, and a learner can search for them.
 
 DIAGNOSES = {
     # reported by the runner itself
-    "mutates-input": "Your function changed an array it was given. The caller still needs it: "
-                     "work on a copy (X = X.copy()) or build a new array instead of writing in place.",
+    "mutates-input": "Your function changed an array it was given. The caller still needs it: work on a copy, or "
+                     "build a new array instead of writing into the input.",
     "not-attempted": "The exercise still raises NotImplementedError: replace that line with your code.",
-    "uses-attnlib": "That is attnlib's implementation; the exercise is to write it yourself with numpy.",
+    "uses-attnlib": "That is attnlib's implementation; the exercise is to write it yourself with numpy operations.",
     "timeout": "Your function did not return within the time limit; look for a loop that never ends.",
     "crashed": "The process running your function died before it returned: something ended it (os._exit, "
                "a crash inside a library) or it ran out of memory. Your kernel is fine; the grader ran it apart.",
@@ -23,8 +23,8 @@ DIAGNOSES = {
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
     "non-finite-output": "The result contains NaN or inf where the expected values are finite.",
     # projections and rows
-    "weights-transposed": "You multiplied by W transposed (W·x instead of x·W). With rows as tokens a "
-                          "projection is x @ W, where W has shape (d_in, d_out).",
+    "weights-transposed": "You multiplied the weights from the wrong side: with rows as tokens, the input row comes "
+                          "first and the weight matrix, of shape (d_in, d_out), second.",
     "rows-from-table-not-tokens": "The rows follow the word table, not the sentence: build one row per "
                                   "token, in sentence order.",
     "tokens-deduplicated": "A repeated word must give a repeated row: every token gets its own row, "
@@ -56,83 +56,92 @@ DIAGNOSES = {
     "average-over-columns": "You averaged along the feature axis; the average runs over rows (tokens).",
     "off-by-one-count": "Row i averages i + 1 rows (0..i inclusive), not i.",
     # scores
-    "k-not-transposed": "Scores need K transposed: Q (n_q, d) @ K.T (d, n_k) gives one dot product per "
-                        "(query, key) pair.",
-    "kq-instead-of-qk": "You computed K·Qᵀ (keys on the rows). Rows must be queries: S = Q @ K.T.",
-    "similarity-scaled": "similarity is the raw dot product Q Kᵀ; the 1/√d scaling comes later, in "
-                         "attention_weights.",
+    "k-not-transposed": "The scores need the keys transposed: with queries of shape (n_q, d), the keys must enter the "
+                        "product as (d, n_k), giving one dot product per (query, key) pair.",
+    "kq-instead-of-qk": "You put the keys first, so the rows of the scores are keys. Rows must be queries: the "
+                        "queries come first in the product, the transposed keys second.",
+    "similarity-scaled": "similarity is the raw dot product of queries and keys; the scaling by the square root of d "
+                         "comes later, in attention_weights.",
     # the mask
-    "mask-value-zero": "Masked scores were set to 0, but exp(0) = 1 still gives the future a weight. "
-                       "The masked entries must be −∞ so that softmax turns them into exact zeros.",
+    "mask-value-zero": "Masked scores were set to 0, but the exponential of 0 is 1, so the future still gets a "
+                       "weight. The masked entries must be −∞ so that softmax turns them into exact zeros.",
     "mask-multiplicative": "A causal mask here is additive (0 to keep, −∞ to hide), not a 0/1 matrix "
                            "to multiply with.",
-    "mask-finite-value": "Use −∞ (np.inf with a minus sign) for hidden positions, not a large finite number.",
-    "mask-hides-diagonal": "The mask also hides the diagonal: a token may look at itself (j <= i). Only "
-                           "columns j > i are the future.",
-    "mask-hides-past": "The mask hides the past instead of the future: keep columns j <= i, hide j > i.",
-    "mask-multiplied": "Multiplying scores by a mask that contains −∞ gives 0·∞ = NaN and ±∞. Add the "
-                       "mask to the scores instead.",
+    "mask-finite-value": "Use −∞ (negative infinity) for hidden positions, not a large finite number.",
+    "mask-hides-diagonal": "The mask also hides the diagonal, but a token may look at itself: only the columns after "
+                           "position i are its future.",
+    "mask-hides-past": "The mask hides the past instead of the future: keep the columns up to and including i, hide "
+                       "the ones after it.",
+    "mask-multiplied": "Multiplying the scores by a mask that contains −∞ gives NaN (zero times infinity) and ±∞. The "
+                       "mask is added to the scores, not multiplied.",
     "mask-after-softmax": "The mask was applied after the softmax, so the kept weights no longer sum to "
                           "1 (or −∞ leaks into A). Mask the scores, then take the softmax.",
-    "mask-ignores-offset": "When there are fewer queries than keys, the queries are the last n_q "
-                           "positions: query i may look at keys 0..(n_k - n_q + i).",
-    "mask-not-applied": "With causal=True the future must be hidden, but no mask was applied.",
-    "mask-always-applied": "With causal=False nothing is hidden, but a causal mask was applied anyway.",
+    "mask-ignores-offset": "When there are fewer queries than keys, the queries are the last n_q positions: query i "
+                           "sits at position i plus the number of extra keys, and may look at every key up to there.",
+    "mask-not-applied": "With causal set to True the future must be hidden, but no mask was applied.",
+    "mask-always-applied": "With causal set to False nothing is hidden, but a causal mask was applied anyway.",
     "mask-applied": "Cross-attention has no mask: every query may look at every key of the other sequence.",
     # softmax
     "softmax-wrong-axis": "The softmax ran over the wrong axis: each row (one query) must sum to 1.",
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
     "softmax-whole-matrix": "The softmax normalised the whole matrix at once; normalise each row on its own.",
-    "softmax-no-max-subtraction": "exp() of large scores overflows to inf (inf/inf = NaN). Subtract the "
-                                  "row maximum first: softmax(s) = softmax(s - max(s)).",
-    "softmax-not-normalised": "You took exp() but did not divide by the row sum.",
+    "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN. "
+                                  "Subtract each row's maximum before the exponential: that shift leaves the softmax "
+                                  "unchanged.",
+    "softmax-not-normalised": "You took the exponentials but did not divide by the row sum.",
     # scaling
-    "scale-missing": "The scores were not scaled: divide Q Kᵀ by √d (d = the query/key width).",
-    "scale-by-d": "The scores were divided by d instead of √d.",
-    "scale-ignored": "With scale=False the scores must stay unscaled.",
-    "scale-by-d-model": "The scores were scaled by √d_model (or the full width), but each head must use "
-                        "√d_head, the width of its own queries and keys.",
-    "scale-applied-twice": "The scores were scaled twice (1/d instead of 1/√d).",
+    "scale-missing": "The scores were not scaled: divide them by the square root of d, the width of the queries and "
+                     "keys.",
+    "scale-by-d": "The scores were divided by d instead of by its square root.",
+    "scale-ignored": "With scale set to False the scores must stay unscaled.",
+    "scale-by-d-model": "The scores were scaled by the square root of d_model (the full width), but each head must "
+                        "use the square root of d_head, the width of its own queries and keys.",
+    "scale-applied-twice": "The scores were scaled twice, which divides them by d instead of by its square root.",
     # mixing values
-    "av-transposed": "You used Aᵀ·V: row i of O must mix the values with row i of A, O = A @ V.",
-    "va-instead-of-av": "You computed V·A; the weights come first: O = A @ V.",
-    "wo-ignored": "The output projection Wo was given but not applied: return O @ Wo.",
+    "av-transposed": "You mixed with A transposed: row i of the output must mix the values with the weights in row i "
+                     "of A.",
+    "va-instead-of-av": "You put the values first in the product; the weights come first, then the values.",
+    "wo-ignored": "The output projection Wo was given but not applied: the attention output must still be multiplied "
+                  "by Wo.",
     # heads
     "heads-split-mixed": "The heads were split with a plain reshape that mixes tokens and heads. Reshape "
                          "to (n, n_heads, d_head) and then swap the first two axes.",
-    "heads-out-of-order": "The heads are not concatenated in order: head h must fill columns "
-                          "h*d_head:(h+1)*d_head.",
+    "heads-out-of-order": "The heads are not concatenated in order: head h must fill the h-th block of d_head columns.",
     "heads-merge-mixed": "The heads were merged with a plain reshape from (n_heads, n, d_head), which "
                          "mixes tokens. Swap the axes back to (n, n_heads, d_head) first.",
     "heads-ignored": "n_heads was ignored: the columns must be split into n_heads separate heads.",
     # layers
-    "layer-norm-eps-outside-sqrt": "eps belongs inside the square root: (x - mean) / sqrt(var + eps).",
-    "layer-norm-unbiased-variance": "Layer norm uses the biased variance (divide by d, np.var's default), "
-                                    "not ddof=1.",
-    "layer-norm-wrong-axis": "Layer norm normalises each row (token) over its features, axis=-1.",
+    "layer-norm-eps-outside-sqrt": "eps was added outside the square root; it belongs inside, added to the variance "
+                                   "before the root is taken.",
+    "layer-norm-unbiased-variance": "Layer norm uses the biased variance (divide by d, numpy's default), not the "
+                                    "unbiased one with ddof set to 1.",
+    "layer-norm-wrong-axis": "Layer norm normalises each row (token) over its features, the last axis.",
     "layer-norm-eps-ignored": "The eps argument was ignored.",
-    "layer-norm-gain-bias-swapped": "g multiplies and b is added: y = x_hat * g + b.",
+    "layer-norm-gain-bias-swapped": "g and b were swapped: g multiplies the normalised row and b is added after.",
     "gelu-exact-erf": "That is the exact erf GELU; this course (like GPT-2) uses the tanh approximation.",
-    "gelu-sigmoid-approx": "That is the sigmoid approximation x·σ(1.702x); use the tanh form.",
+    "gelu-sigmoid-approx": "That is the sigmoid approximation (x times a sigmoid of a scaled x); use the tanh form.",
     "gelu-missing-half": "The factor 0.5 is missing.",
     "gelu-relu": "That is a ReLU; GELU is smooth and slightly negative for small negative inputs.",
-    "residual-missing": "A residual connection is missing: each sub-layer's output is added to its input "
-                        "(Y = X + ..., then Y + ...).",
+    "residual-missing": "A residual connection is missing: each sub-layer's output is added to the stream that went "
+                        "into it.",
     "post-ln": "That is a post-LN block (layer norm after the residual add). This block is pre-LN: "
                "normalise the input of each sub-layer, add the raw sub-layer output.",
     "layer-norm-reused": "Each sub-layer has its own layer norm: ln1_* before attention, ln2_* before the MLP.",
-    "mlp-missing-gelu": "The MLP needs its non-linearity: gelu(H W1 + b1) W2 + b2.",
+    "mlp-missing-gelu": "The MLP is missing its non-linearity: GELU goes between the first matrix (with its bias) and "
+                        "the second.",
     # next token
     "first-row-not-last": "The next token is predicted from the last row of H, not the first.",
-    "logits-for-every-row": "Return logits only for the next token: the last row of H @ W_vocab, shape (vocab,).",
+    "logits-for-every-row": "Return logits only for the next token: the last row of H times W_vocab, shape (vocab,).",
     "softmax-applied-to-logits": "Return logits (raw scores), not probabilities: no softmax here.",
     "mean-of-rows": "Use the last row of H, not the mean (or the sum) of all rows.",
     # backward
-    "softmax-backward-diagonal-only": "A * dA keeps only the diagonal of the softmax Jacobian; subtract "
-                                      "the row sum of dA * A first: dS = A * (dA - sum(dA * A)).",
-    "softmax-backward-sum-wrong-axis": "The sum of dA * A runs along each row (axis=-1, keepdims=True).",
-    "softmax-backward-missing-a-factor": "The result must be multiplied by A: dS = A * (dA - sum(dA * A)).",
-    "softmax-backward-sign": "The sign is flipped: dS = A * (dA - sum(dA * A)).",
+    "softmax-backward-diagonal-only": "Multiplying A by dA keeps only the diagonal of the softmax Jacobian; the term "
+                                      "that couples the entries of a row (the row sum of dA times A) is missing.",
+    "softmax-backward-sum-wrong-axis": "The sum of dA times A runs along each row, over the last axis, and keeps that "
+                                       "axis so it lines up with the row.",
+    "softmax-backward-missing-a-factor": "The outer factor A is missing: the difference between dA and its weighted "
+                                         "row sum must still be multiplied by A.",
+    "softmax-backward-sign": "The sign is flipped: the weighted row sum is subtracted from dA, not dA from the sum.",
     # cross-attention and the cache
     "kv-from-wrong-sequence": "Keys and values must come from the other sequence (Z); only the queries "
                               "come from X.",
@@ -140,19 +149,20 @@ DIAGNOSES = {
     "cache-not-appended": "The new k and v must be appended to the cache before attending, so the new "
                           "token can attend to itself, and the grown caches returned.",
     "cache-prepended": "The new k and v go at the end of the cache (the newest position).",
-    "kv-swapped": "Keys score the query (K q) and values are mixed (a V); they were swapped.",
+    "kv-swapped": "The keys and values were swapped: the keys score the query, and the values are what the weights "
+                  "mix.",
     "kv-cache-missing-factor-2": "The cache stores two tensors per layer, K and V: multiply by 2.",
     "kv-cache-ignores-batch": "Each sequence in the batch has its own cache: multiply by batch.",
     "kv-cache-ignores-layers": "Every layer keeps its own K and V: multiply by n_layers.",
     "kv-cache-bits-not-bytes": "bytes_per_value is already in bytes; do not multiply by 8.",
-    "kv-cache-wrong-defaults": "Check the defaults: batch=1 and bytes_per_value=2.",
+    "kv-cache-wrong-defaults": "Check the defaults: batch defaults to 1 and bytes_per_value to 2.",
     # found by the property probes (properties.py)
     "future-leak": "A position sees part of its future: output row i changes when a later position changes. "
                    "Row i may only use positions 0..i.",
     "keepdims-missing": "A sum, mean or max over an axis dropped that axis, so the result no longer lines up "
                         "with the rows it came from and broadcasts along the wrong axis.",
-    "array-truth-value": "`if W:` asks an array for a single True/False, which numpy refuses. Test whether an "
-                         "optional argument was given with `is None`.",
+    "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses. To "
+                         "see whether an optional argument was given, check whether it is None.",
     "only-2d": "Your function handles a 2-D input but not one with more leading axes; work along the last "
                "axis so any leading shape works.",
     "outputs-out-of-order": "The returned tuple holds the right arrays in the wrong order.",
@@ -167,19 +177,21 @@ DIAGNOSES = {
     "input-transposed": "An input was used transposed: rows are tokens, columns are features.",
     "wrong-argument-used": "One input was used where another belongs (they have the same shape, so numpy "
                            "did not complain).",
-    "scale-inverted": "The scores were multiplied by √d instead of divided by it.",
-    "scale-by-length": "The scores were divided by the square root of a sequence length; the scale is "
-                       "1/√d, with d the width of the queries and keys.",
-    "scale-by-d-v": "The scores were divided by √d_v, the width of the values; the scale uses the width of "
-                    "the queries and keys.",
-    "scale-wrong": "The scores were multiplied by the wrong factor; the scale is 1/√d.",
-    "scale-on-output": "The output was divided by √d; the scaling belongs to the scores, before the softmax.",
+    "scale-inverted": "The scores were multiplied by the square root of d instead of divided by it.",
+    "scale-by-length": "The scores were divided by the square root of a sequence length; the scale uses d, the width "
+                       "of the queries and keys.",
+    "scale-by-d-v": "The scores were divided by the square root of d_v, the width of the values; the scale uses the "
+                    "width of the queries and keys.",
+    "scale-wrong": "The scores were multiplied by the wrong factor; the scale is one over the square root of d.",
+    "scale-on-output": "The output was divided by the square root of d; the scaling belongs to the scores, before the "
+                       "softmax.",
     "returns-scores": "You returned the scores; the exercise asks for what comes after them.",
-    "returns-weights": "You returned the attention weights A; the output mixes the values with them, A V.",
+    "returns-weights": "You returned the attention weights A; the output mixes the values with them.",
     "attention-skipped": "The output is one of the value rows as it is: no weights were computed to mix them.",
     "projection-missing": "A weight matrix was never applied: the result is its input, unprojected.",
     "mean-instead-of-sum": "The products were averaged; a projection sums them.",
-    "products-not-summed": "The products x_i W[i, j] were formed but never summed over i.",
+    "products-not-summed": "The products of the inputs with the weights were formed but never summed over the input "
+                           "features.",
     "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
     "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
     "log-softmax": "You returned the log of the softmax; return the probabilities themselves.",
@@ -198,8 +210,8 @@ DIAGNOSES = {
                                 "output to the raw, un-normalised stream.",
     "layer-norm-missing": "A layer norm is missing before a sub-layer.",
     "extra-layer-norm": "An extra layer norm was applied to the block's output.",
-    "mlp-reads-wrong-input": "The MLP read the wrong input; it reads layer_norm of the stream after the "
-                             "attention residual.",
+    "mlp-reads-wrong-input": "The MLP read the wrong input; it reads the layer norm of the stream after the attention "
+                             "residual.",
     "gelu-misplaced": "The GELU sits in the wrong place in the MLP; it comes between the two matrices.",
     "activation-not-gelu": "The MLP uses another non-linearity; this block uses GELU.",
     "bias-missing": "A bias was left out of the MLP.",
@@ -208,14 +220,15 @@ DIAGNOSES = {
     "layer-norm-divides-by-variance": "You divided by the variance; divide by the standard deviation.",
     "layer-norm-whole-matrix": "The mean and variance were taken over the whole matrix; each row gets its own.",
     "layer-norm-not-centred": "The row mean was not subtracted.",
-    "variance-cancellation": "The variance loses its precision on rows with a large offset: E[x²] − E[x]² "
-                             "subtracts two huge, nearly equal numbers. Centre the row first.",
+    "variance-cancellation": "The variance loses its precision on rows with a large offset: the mean of the squares "
+                             "minus the square of the mean subtracts two huge, nearly equal numbers. Centre the row "
+                             "first.",
     "precision-loss": "Your result loses precision when the inputs carry a large common offset: part of the "
                       "computation runs in float32, or subtracts two huge, nearly equal numbers.",
     "cosine-similarity": "The rows of Q and K were normalised first (cosine similarity); the scores are the raw "
                          "dot products.",
     "extra-residual": "This function returns the attention output alone; the block adds the residual later.",
-    "gelu-gate-only": "You returned the gate 0.5 (1 + tanh(...)) without multiplying it by x.",
+    "gelu-gate-only": "You returned the gate (one half of one plus the tanh) without multiplying it by x.",
     "gelu-wrong-constant": "A constant or the power inside the tanh is wrong (see the fitted values above).",
     "wrong-row": "The logits come from another row than the last one.",
     "softmax-backward-unweighted-sum": "The subtracted sum must weight dA by A.",
@@ -232,8 +245,8 @@ DIAGNOSES = {
 
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
 NUDGES = {
-    "mutates-input": "Look for a line that writes into an argument: an augmented assignment (-=, /=, +=), "
-                     "an out= argument, or a slice assignment on an input.",
+    "mutates-input": "Look for a line that writes into an argument: an in-place operator, an out argument, or an "
+                     "assignment into part of an input.",
     "timeout": "Look at the condition that ends each loop.",
     "crashed": "Look for a call that ends the process (os._exit, os.kill) and for an array far larger than "
                "the inputs.",
@@ -263,7 +276,7 @@ NUDGES = {
     "k-not-transposed": "Write the shapes of Q and K next to your product.",
     "kq-instead-of-qk": "Look at which matrix comes first in your product: rows must be queries.",
     "similarity-scaled": "Look for a division in your scores.",
-    "mask-value-zero": "Look at the value you put on hidden positions, and what exp() makes of it.",
+    "mask-value-zero": "Look at the value you put on hidden positions, and what the exponential makes of it.",
     "mask-multiplicative": "Look at the values of your mask: which ones keep a score unchanged when added?",
     "mask-finite-value": "Look at the value you put on hidden positions.",
     "mask-hides-diagonal": "Look at the diagonal of your mask or weights: position i against itself.",
@@ -272,17 +285,17 @@ NUDGES = {
     "mask-after-softmax": "Look at the order of your steps: mask, then softmax.",
     "mask-ignores-offset": "Look at the first query row when there are fewer queries than keys: which "
                            "position is it?",
-    "mask-not-applied": "Look at the branch that handles causal=True.",
-    "mask-always-applied": "Look at the branch that handles causal=False.",
+    "mask-not-applied": "Look at the branch that runs when causal is True.",
+    "mask-always-applied": "Look at the branch that runs when causal is False.",
     "mask-applied": "Look for a mask: this exercise has none.",
     "softmax-wrong-axis": "Look at the axis of your sum: which axis holds one query's weights?",
     "softmax-ignores-axis": "Look at where your function uses its axis argument.",
     "softmax-whole-matrix": "Look at the axis of your sum: the whole array or one row?",
-    "softmax-no-max-subtraction": "Look at the values that reach exp() on the probe with huge scores.",
+    "softmax-no-max-subtraction": "Look at the values that reach the exponential on the probe with huge scores.",
     "softmax-not-normalised": "Look at the row sums of your result.",
     "scale-missing": "Look for the step between the scores and the softmax.",
     "scale-by-d": "Look at your divisor: a width, or its square root?",
-    "scale-ignored": "Look at the branch that handles scale=False.",
+    "scale-ignored": "Look at the branch that runs when scale is False.",
     "scale-by-d-model": "Look at which width your scaling reads: the full model width or the head width?",
     "scale-applied-twice": "Count how many times your code divides by the square root of d.",
     "av-transposed": "Write the shapes of A and V next to your product.",
@@ -323,7 +336,8 @@ NUDGES = {
     "kv-cache-ignores-layers": "Look at which arguments appear in your product.",
     "kv-cache-bits-not-bytes": "Look for a factor that turns bytes into bits.",
     "kv-cache-wrong-defaults": "Look at the default values in your signature.",
-    "future-leak": "Look at the boundary of your mask or loop: the k= argument, or a + 1 in a range.",
+    "future-leak": "Look at the boundary of your mask or loop: the diagonal offset of the triangle, or an extra one "
+                   "in a range.",
     "keepdims-missing": "Look at each reduction (sum, mean, max): does its result keep the reduced axis?",
     "array-truth-value": "Look at the line that tests an array in an if.",
     "only-2d": "Look for an index or loop that assumes exactly two axes.",
@@ -340,8 +354,8 @@ NUDGES = {
     "scale-inverted": "Look at the operator of your scaling.",
     "scale-by-length": "Look at which size your scaling reads: a length or a width?",
     "scale-by-d-v": "Look at which matrix your scaling reads its width from.",
-    "scale-wrong": "Print the factor your scores are multiplied by and compare it with 1/√d.",
-    "scale-on-output": "Look at where the division by √d happens.",
+    "scale-wrong": "Print the factor your scores are multiplied by and compare it with one over the square root of d.",
+    "scale-on-output": "Look at where the division by the square root of d happens.",
     "returns-scores": "Look at your return statement.",
     "returns-weights": "Look at your return statement.",
     "attention-skipped": "Look at your return statement.",

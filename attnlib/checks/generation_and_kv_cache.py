@@ -1,4 +1,5 @@
-"""Lesson 14, generation and the KV cache: attend_step, cache_step and kv_cache_bytes."""
+"""Lesson 14, generation and the KV cache: attend_step, cache_step, sample_next, generate, kv_cache_bytes and
+max_cached_tokens."""
 import numpy as np
 
 import attnlib as al
@@ -6,7 +7,7 @@ from .mask_and_softmax import scale_by_d, scale_missing, softmax_no_max_subtract
 from .pieces import attention, softmax, weights
 from .probes import features, rand
 from .properties import argument_mixups, huge_scores, intermediates, scale_finding
-from .runner import close
+from .runner import close, is_number_array
 from .spec import Exercise, Probe
 
 
@@ -66,6 +67,197 @@ def _cache_probe(seed, t, d, d_v):
                  names=("q", "k", "v", "K_cache", "V_cache"), cols=features(d_v, "v"))
 
 
+# sample_next(logits, temperature, u) -----------------------------------------------------------------------------
+
+def _inverse_cdf(p, u, side="right"):
+    """The first index whose cumulative probability is > u (side "right") or >= u (side "left")."""
+    cdf = np.cumsum(p)
+    return int(min(np.searchsorted(cdf / cdf[-1], u, side=side), len(p) - 1))
+
+
+def _sampled(logits, temperature, u, scaled=lambda z, T: z / T, side="right"):
+    """A sampler from its pieces: argmax at temperature 0, else inverse-CDF sampling of softmax(scaled(z, T))."""
+    z = np.asarray(logits, dtype=float)
+    if temperature == 0:
+        return int(np.argmax(z))
+    return _inverse_cdf(softmax(scaled(z, temperature)), u, side)
+
+
+def temperature_ignored(logits, temperature, u):
+    return _sampled(logits, temperature, u, scaled=lambda z, T: z)
+
+
+def temperature_multiplied(logits, temperature, u):
+    return _sampled(logits, temperature, u, scaled=lambda z, T: z * T)
+
+
+def cumulative_at_least_u(logits, temperature, u):
+    return _sampled(logits, temperature, u, side="left")
+
+
+def probability_not_cumulative(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    p = softmax(np.asarray(logits, dtype=float) / temperature)
+    above = np.flatnonzero(p > u)
+    return int(above[0]) if len(above) else len(p) - 1
+
+
+def always_greedy(logits, temperature, u):
+    return int(np.argmax(logits))
+
+
+def ties_to_the_last(logits, temperature, u):
+    if temperature == 0:
+        z = np.asarray(logits)
+        return int(len(z) - 1 - np.argmax(z[::-1]))
+    return _sampled(logits, temperature, u)
+
+
+def _sample_probe(logits, temperature, u):
+    return Probe((np.asarray(logits), temperature, u), names=("logits", "temperature", "u"))
+
+
+# generate(p, prompt, n_new, cache_step) --------------------------------------------------------------------------
+
+class CacheStepMisuse(Exception):
+    """Raised by the grader's cache_step when generate calls it with caches it did not return, or too often."""
+
+
+class GraderCacheStep:
+    """The cache_step the check hands to the learner's generate: `step` (the reference cache_step) behind a watch.
+
+    It records the caches each call returns; the next call must pass them back (a call with empty caches
+    starts a new sequence), so K grows by exactly one row per call. A prompt of T tokens and n_new new ones
+    needs T + n_new - 1 calls (the last new token is never fed; T calls are fine when n_new is 0): `limit`
+    calls. A misuse raises CacheStepMisuse, whose message the learner sees and misuse_finding names.
+    Every call of generate gets its own copy (the grader copies arguments), so the record starts empty.
+    """
+
+    def __init__(self, limit, step, label):
+        self.limit, self.step, self.label = limit, step, label
+        self.K = self.V = None  # the caches the last call returned
+
+    def __call__(self, q, k, v, K_cache, V_cache):
+        K_cache, V_cache = np.asarray(K_cache), np.asarray(V_cache)
+        if K_cache.ndim != 2 or V_cache.ndim != 2:
+            raise CacheStepMisuse(f"cache_step got caches of shapes {K_cache.shape} and {V_cache.shape}; caches "
+                                  "are 2-D, one row per token: start with empty ones of shape (0, d)")
+        t = len(K_cache)
+        if t and not (self._returned(K_cache, self.K) and self._returned(V_cache, self.V)):
+            before = "nothing before" if self.K is None else f"{len(self.K)} rows last time"
+            raise CacheStepMisuse(f"cache_step got a K_cache of {t} row{'s' if t > 1 else ''} that is not the "
+                                  f"cache it returned ({before}): pass back the K_new and V_new of its previous "
+                                  "call, and empty caches (0 rows) for the first token; it appends k and v itself")
+        if t >= self.limit:
+            raise CacheStepMisuse(f"cache_step was called once too often: {t + 1} calls where {self.limit} are "
+                                  "needed (the last new token is never fed back: nothing is predicted after it)")
+        o, self.K, self.V = self.step(q, k, v, K_cache, V_cache)
+        return o, self.K.copy(), self.V.copy()
+
+    @staticmethod
+    def _returned(given, returned):
+        return returned is not None and given.shape == returned.shape and np.array_equal(given, returned)
+
+    def __eq__(self, other):  # the grader compares arguments before and after a call: the record may change
+        return type(other) is type(self) and (other.limit, other.step) == (self.limit, self.step)
+
+    def __hash__(self):
+        return hash((self.limit, self.step))
+
+    def __repr__(self):
+        return f"<{self.label}>"
+
+
+def softer_cache_step(q, k, v, K_cache, V_cache):
+    """A cache_step whose attention is four times softer: only a generate that uses what it returns follows it."""
+    return cache_step(0.25 * np.asarray(q), k, v, K_cache, V_cache)
+
+
+def generate(p, prompt, n_new, cache_step):
+    """Reference: greedy generation with a one-layer, one-head, attention-only model, one cache_step per token."""
+    tokens = [int(t) for t in prompt]
+    K, V = np.zeros((0, p["Wk"].shape[1])), np.zeros((0, p["Wv"].shape[1]))  # empty caches
+    for i in range(len(tokens) + n_new - 1):  # the last new token is never fed
+        x = p["tok_emb"][tokens[i]] + p["pos_emb"][i]  # (d,)
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i >= len(prompt) - 1:
+            tokens.append(int(np.argmax((x + o) @ p["W_out"])))
+    return np.array(tokens)
+
+
+def _greedy(p, prompt, n_new, cache_step, position=lambda i: i, logits=lambda x, o: x + o, fresh_caches=False,
+            new=lambda n_new: n_new):
+    """The reference loop with one piece swapped, for the named mistakes."""
+    tokens = [int(t) for t in prompt]
+    empty = np.zeros((0, p["Wk"].shape[1])), np.zeros((0, p["Wv"].shape[1]))
+    K, V = empty
+    for i in range(len(tokens) + new(n_new) - 1):
+        at = position(i)
+        x = p["tok_emb"][tokens[i]] + (0.0 if at is None else p["pos_emb"][at])
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if fresh_caches:
+            K, V = empty
+        if i >= len(prompt) - 1:
+            tokens.append(int(np.argmax(logits(x, o) @ p["W_out"])))
+    return np.array(tokens)
+
+
+def attention_recomputed(p, prompt, n_new, cache_step):
+    """Never calls cache_step: full causal attention over the whole sequence at every step."""
+    tokens = [int(t) for t in prompt]
+    while len(tokens) < len(prompt) + n_new:
+        X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]  # (t, d)
+        O = attention(X @ p["Wq"], X @ p["Wk"], X @ p["Wv"])
+        tokens.append(int(np.argmax((X[-1] + O[-1]) @ p["W_out"])))
+    return np.array(tokens)
+
+
+def attention_output_ignored(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, logits=lambda x, o: x)
+
+
+def positions_not_added(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, position=lambda i: None)
+
+
+def positions_from_one(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, position=lambda i: i + 1)
+
+
+def logits_from_o_alone(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, logits=lambda x, o: o)
+
+
+def caches_not_kept(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, fresh_caches=True)
+
+
+def one_new_token_short(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step, new=lambda n_new: max(n_new - 1, 0))
+
+
+def new_tokens_only(p, prompt, n_new, cache_step):
+    return _greedy(p, prompt, n_new, cache_step)[len(prompt):]
+
+
+def _model(seed, vocab, d, max_len):
+    """A small random one-layer model, every entry standard normal: the attention output then weighs about as much
+    in the logits as the token's own vector, so positions, the residual and the cache all change the tokens."""
+    names = ("tok_emb", "pos_emb", "Wq", "Wk", "Wv", "W_out")
+    shapes = ((vocab, d), (max_len, d), (d, d), (d, d), (d, d), (d, vocab))
+    return {name: rand(seed + k, *shape) for k, (name, shape) in enumerate(zip(names, shapes))}
+
+
+def _generate_probe(seed, vocab, d, T, n_new, softer=False):
+    prompt = np.random.default_rng(seed + 9).integers(0, vocab, T)
+    limit = T + n_new - 1 if n_new else T
+    step = (GraderCacheStep(limit, softer_cache_step, "a cache_step whose attention is four times softer")
+            if softer else GraderCacheStep(limit, cache_step, "the grader's cache_step"))
+    return Probe((_model(seed, vocab, d, T + n_new + 1), prompt, n_new, step),
+                 names=("p", "prompt", "n_new", "cache_step"))
+
+
 # kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2) ----------------------------------
 
 def without_factor_2(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
@@ -96,6 +288,57 @@ def _kv_probe(*args, **kw):
     return Probe(args, kw, names=("n_layers", "n_heads", "d_head", "seq_len"))
 
 
+# max_cached_tokens(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2) ---------------------------
+
+def _per_token(n_layers, n_heads, d_head, batch, bytes_per_value):
+    return 2 * int(n_layers) * int(n_heads) * int(d_head) * int(batch) * int(bytes_per_value)
+
+
+def max_cached_tokens(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    """Reference: the largest seq_len whose KV cache fits in memory_bytes, an exact Python int (0 if none fits)."""
+    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
+
+
+def max_tokens_rounded_up(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return -(-int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
+
+
+def max_tokens_rounded(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return round(int(memory_bytes) / _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
+
+
+def max_tokens_strictly_less(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return (int(memory_bytes) - 1) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
+
+
+def max_tokens_through_a_float(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes / _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
+
+
+def max_tokens_without_factor_2(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes) // (n_layers * n_heads * d_head * batch * bytes_per_value)
+
+
+def max_tokens_without_batch(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, 1, bytes_per_value)
+
+
+def max_tokens_without_layers(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes) // _per_token(1, n_heads, d_head, batch, bytes_per_value)
+
+
+def max_tokens_in_bits(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes) // (8 * _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
+
+
+def max_tokens_default_4_bytes(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=4):
+    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
+
+
+def _max_probe(memory_bytes, *sizes, **kw):
+    return Probe((memory_bytes,) + sizes, kw, names=("memory_bytes", "n_layers", "n_heads", "d_head"))
+
+
 EXERCISES = [
     Exercise(
         name="attend_step",
@@ -109,8 +352,9 @@ EXERCISES = [
                   ("kv-swapped", keys_and_values_swapped)],
         verified="one query against t cached rows for t = 5, 3, 1, 4, including huge scores",
         hint1="The cache holds every earlier key and value plus the new token's own: score q against all of them.",
-        hint2="s = K_cache @ q / √d is (t,); a = softmax(s); the output is a @ V_cache, shape (d_v,).",
-        formula="o = softmax(K q / √d) V",
+        hint2="One score per cached row: the scores form a vector of length t, scaled by the square root of d "
+              "before the softmax. The t weights then mix the rows of V_cache into one vector of length d_v.",
+        formula="s = K_cache @ q / √d (t,); a = softmax(s); o = a @ V_cache (d_v,), i.e. o = softmax(K q / √d) V",
     ),
     Exercise(
         name="cache_step",
@@ -125,9 +369,69 @@ EXERCISES = [
                   ("scale-missing", cache_step_with(scale_missing))],
         verified="k, v appended as the last cache rows, then the new query attends over t + 1 positions",
         hint1="The new token's key and value join the cache first, so the new query can also attend to itself.",
-        hint2="K_new = np.vstack([K_cache, k]) (and the same for V); o = attend_step(q, K_new, V_new); "
-              "return o, K_new, V_new.",
-        formula="K ← [K; k], V ← [V; v], o = softmax(K q / √d) V",
+        hint2="Look at the order of your steps: k and v become the new last rows of the two caches before q "
+              "attends, and the function returns three things, the output and both grown caches (new arrays: "
+              "the caches you were given stay as they are).",
+        formula="K_new = np.vstack([K_cache, k]), V_new = np.vstack([V_cache, v]); "
+                "o = attend_step(q, K_new, V_new) = softmax(K_new q / √d) V_new; return o, K_new, V_new",
+    ),
+    Exercise(
+        name="sample_next",
+        reference=al.sample_next,
+        probes=[_sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 1.0, 0.5),
+                _sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 0.5, 0.9),
+                _sample_probe(rand(900, 7, scale=2.0), 2.0, 0.3),
+                _sample_probe(rand(901, 6).astype(np.float32), 0.7, 0.42),
+                _sample_probe([0.3, 2.2, -1.0, 2.1], 0.0, 0.99),
+                _sample_probe([1.0, 3.0, 3.0, 0.0], 0.0, 0.5),                   # a tie: the first index
+                _sample_probe([1.0, 3.0, 2.0, 2.5], 1e-8, 0.0),                  # almost greedy; u on a boundary
+                _sample_probe([1e4, 1e4 - 1.0, 1e4 - 3.0, -1e4], 1.0, 0.8),      # huge logits
+                _sample_probe([0.5, -0.5, 1.5], 4.0, 0.97)],
+        mistakes=[("sample-ties-to-the-last", ties_to_the_last),
+                  ("sample-always-greedy", always_greedy),
+                  ("sample-ignores-temperature", temperature_ignored),
+                  ("sample-temperature-multiplied", temperature_multiplied),
+                  ("sample-cumulative-at-least-u", cumulative_at_least_u),
+                  ("sample-not-cumulative", probability_not_cumulative)],
+        verified="argmax at temperature 0 (a tie goes to the first), inverse-CDF sampling at temperatures from 1e-8 "
+                 "to 4, float32 logits and logits of 1e4",
+        hint1="Temperature 0 means no randomness: take the most likely token. Above 0, the logits divided by the "
+              "temperature become probabilities through a softmax. Laid end to end, the probabilities cover the "
+              "interval from 0 to 1 with one stretch per token, and u lands in exactly one stretch.",
+        hint2="Handle temperature 0 first, before anything divides by it. Then walk through the running total of "
+              "the probabilities, token by token: the answer is the first token where that total rises above u. "
+              "Subtract the largest scaled logit before the exponential, so a tiny temperature cannot overflow.",
+        formula="T = 0: i = argmax(logits); else p = softmax(logits / T), c = cumsum(p), i = the first index with "
+                "c[i] > u, i.e. np.searchsorted(c, u, side='right')",
+    ),
+    Exercise(
+        name="generate",
+        reference=generate,
+        probes=[_generate_probe(1100, 7, 4, 3, 5), _generate_probe(1110, 9, 6, 1, 6),
+                _generate_probe(1120, 11, 8, 4, 3), _generate_probe(1130, 8, 5, 2, 0),
+                _generate_probe(1140, 10, 7, 4, 2), _generate_probe(1180, 9, 4, 2, 6),
+                _generate_probe(1230, 7, 6, 2, 4, softer=True), _generate_probe(1160, 11, 5, 3, 6, softer=True)],
+        mistakes=[("cache-step-not-used", attention_recomputed),
+                  ("cache-step-not-used", attention_output_ignored),
+                  ("positions-not-added", positions_not_added),
+                  ("positions-off-by-one", positions_from_one),
+                  ("residual-missing", logits_from_o_alone),
+                  ("cache-not-passed-back", caches_not_kept),
+                  ("generate-stops-early", one_new_token_short),
+                  ("generate-prompt-missing", new_tokens_only)],
+        verified="greedy tokens of 8 small random models (prompts of 1 to 4 tokens, 0 to 6 new ones), every token "
+                 "fed through the given cache_step with the caches it returned",
+        hint1="Generation is a loop over positions. Each token is embedded (its word vector plus its position "
+              "vector), projected to q, k and v, and handed to cache_step, which keeps every earlier key and "
+              "value. From the last prompt token on, the newest token's logits pick the next token, which is "
+              "fed in on the following turn.",
+        hint2="Look at three places: the position you add (the first token sits at position 0), what the logits "
+              "are computed from (the token's own vector plus the attention output), and when a new token is "
+              "appended (after the last prompt token, then after each new one, until n_new are there). Pass the "
+              "caches that cache_step returns into its next call, starting from empty ones.",
+        formula="K, V start as np.zeros((0, d)); for the token t at position i: x = tok_emb[t] + pos_emb[i]; "
+                "o, K, V = cache_step(x @ Wq, x @ Wk, x @ Wv, K, V); logits = (x + o) @ W_out; from the last "
+                "prompt token on, append argmax(logits); T + n_new - 1 calls in all",
     ),
     Exercise(
         name="kv_cache_bytes",
@@ -144,8 +448,41 @@ EXERCISES = [
         verified="an exact int for GPT-2 small, a 7B-class shape, odd sizes and a 128k-token batch",
         hint1="Count the numbers stored: for every layer, head, token and sequence, one key and one value "
               "of d_head numbers.",
-        hint2="2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value, returned as a Python int.",
-        formula="bytes = 2 · layers · heads · d_head · tokens · batch · bytes_per_value",
+        hint2="Every argument counts something, and each one multiplies the total; keys and values are two "
+              "separate caches. Keep the result a Python int so that huge sizes stay exact.",
+        formula="bytes = 2 · layers · heads · d_head · tokens · batch · bytes_per_value, i.e. "
+                "2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value",
+    ),
+    Exercise(
+        name="max_cached_tokens",
+        uses=('kv_cache_bytes',),
+        reference=max_cached_tokens,
+        probes=[_max_probe(80 * 2**30, 32, 32, 128),                                 # fills 80 GiB exactly
+                _max_probe(24 * 2**30, 12, 12, 64, batch=8),
+                _max_probe(10**6, 3, 5, 7, batch=2, bytes_per_value=4),
+                _max_probe(1000, 2, 4, 64),                                          # not one token fits
+                _max_probe(9240 * 13, 3, 5, 7, batch=11, bytes_per_value=4),         # an exact fit
+                _max_probe(2**40, 80, 8, 128),
+                _max_probe(141 * 10**9, 80, 8, 128, batch=4, bytes_per_value=1),
+                _max_probe(2310 * 2**60 - 1, 3, 5, 7, batch=11, bytes_per_value=1)],  # past 2**53
+        mistakes=[("max-tokens-exact-fit-excluded", max_tokens_strictly_less),
+                  ("max-tokens-rounded-up", max_tokens_rounded_up),
+                  ("max-tokens-rounded-up", max_tokens_rounded),
+                  ("count-rounded", max_tokens_through_a_float),
+                  ("kv-cache-missing-factor-2", max_tokens_without_factor_2),
+                  ("kv-cache-ignores-batch", max_tokens_without_batch),
+                  ("kv-cache-ignores-layers", max_tokens_without_layers),
+                  ("kv-cache-bits-not-bytes", max_tokens_in_bits),
+                  ("kv-cache-wrong-defaults", max_tokens_default_4_bytes)],
+        verified="exact ints for a 7B-class model on 80 GiB, exact fits, a cache too big for even one token and "
+                 "an answer past 2**60",
+        hint1="Every token adds the same number of bytes to the cache, whatever the length: the cache grows in "
+              "equal steps. Find the size of one step, then count how many whole steps fit.",
+        hint2="Run the experiment with a length of one token: that is the cost of each token. Then count the "
+              "whole tokens that fit: round down, since part of a token cannot be cached, and keep everything "
+              "a Python int so that huge memories stay exact.",
+        formula="per_token = kv_cache_bytes(n_layers, n_heads, d_head, 1, batch, bytes_per_value) "
+                "= 2 * n_layers * n_heads * d_head * batch * bytes_per_value; answer = memory_bytes // per_token",
     ),
 ]
 
@@ -215,10 +552,180 @@ def overflow(f, seen):
     return None
 
 
+
+
+def only_failing(where, diagnosis, detail):
+    """A finding: every failing probe is one where `where(probe)` holds, and a probe outside it passes."""
+    def finding(f, seen):
+        failed = [p for p, o, e in seen if o.kind != "ok" or not close(o.value, e)]
+        passed = [p for p, o, e in seen if o.kind == "ok" and close(o.value, e)]
+        if failed and all(where(p) for p in failed) and any(not where(p) for p in passed):
+            return diagnosis, detail
+        return None
+    return finding
+
+
+def _greedy_probe(p):
+    return p.args[1] == 0
+
+
+def _overflowing_probe(p):
+    """exp(logits / temperature) overflows float64 here unless the largest scaled logit is subtracted first."""
+    logits, temperature, _u = p.args
+    z = np.asarray(logits, dtype=float)
+    return temperature > 0 and float(z.max() - z.min()) / temperature > 700
+
+
+_MISUSE = {"caches of shapes": "cache-not-passed-back", "not the cache it returned": "cache-not-passed-back",
+           "once too often": "cache-step-extra-call"}
+
+
+def misuse_finding(f, seen):
+    """The grader's cache_step refused a call (GraderCacheStep): name how generate misused it."""
+    for _p, o, _e in seen:
+        if o.kind == "error" and o.error.startswith(CacheStepMisuse.__name__):
+            return next((d for phrase, d in _MISUSE.items() if phrase in o.error), None)
+    return None
+
+
+def _refusing_cache_step(q, k, v, K_cache, V_cache):
+    raise CacheStepMisuse("this cache_step refuses every call")
+
+
+def cache_step_never_called(f, seen):
+    """Hand generate a cache_step that raises on every call: tokens coming back mean it was never called."""
+    for p, _o, _e in seen:
+        params, prompt, n_new, _step = p.args
+        if len(prompt) + n_new > 1:  # at least one call is needed
+            if f(params, prompt, n_new, _refusing_cache_step) is None:
+                return None
+            return "cache-step-not-used", ("your generate returned tokens even with a cache_step that raises an "
+                                           "error whenever it is called: it never calls the cache_step it is given")
+    return None
+
+
+def first_wrong_token(f, seen):
+    """Where the tokens of the first failing probe part from the expected ones: in the prompt, at the first new
+    token, or later."""
+    for p, o, e in seen:
+        if o.kind != "ok" or not isinstance(e, np.ndarray) or close(o.value, e):
+            continue
+        got = np.asarray(o.value) if is_number_array(o.value) else None
+        if got is None or got.shape != e.shape:
+            return None
+        T, at = len(p.args[1]), int(np.flatnonzero(got != e)[0])
+        if at < T:
+            return "generate-prompt-changed", f"position {at} holds {got[at]}, but the prompt has {e[at]} there"
+        if at == T:
+            return "generate-first-token-wrong", "the very first new token is already wrong"
+        right = f"the first {at - T} new tokens are" if at - T > 1 else "the first new token is"
+        return "generate-later-token-wrong", f"{right} right, then the tokens part ways"
+    return None
+
+
+def fit_finding(f, seen):
+    """Does the cache for the learner's length fit, and would one more token still fit?"""
+    for p, o, e in seen:
+        got = o.value
+        if o.kind != "ok" or close(got, e) or not isinstance(got, (int, np.integer)) or isinstance(got, bool):
+            continue
+        memory, (n_layers, n_heads, d_head) = p.args[0], p.args[1:4]
+        per = _per_token(n_layers, n_heads, d_head, p.kwargs.get("batch", 1), p.kwargs.get("bytes_per_value", 2))
+        n = int(got)
+        if n * per > memory:
+            return "max-tokens-does-not-fit", (f"a cache of {n:,} tokens needs {n * per:,} bytes, more than the "
+                                               f"{memory:,} available")
+        if (n + 1) * per <= memory:
+            return "max-tokens-more-fit", (f"{n + 1:,} tokens need {(n + 1) * per:,} bytes, which still fit in "
+                                           f"{memory:,}")
+    return None
+
+
 FINDINGS = {
     "attend_step": [intermediates(_step_intermediates), scale_finding(al.attend_step, 0, _step_sizes),
                     huge_scores(0)],
     "cache_step": [intermediates(_cache_intermediates),
                    argument_mixups(cache_step, ("q", "k", "v", "K_cache", "V_cache"))],
+    "sample_next": [only_failing(_greedy_probe, "sample-temperature-zero", "only the probes with temperature 0 fail"),
+                    only_failing(_overflowing_probe, "softmax-no-max-subtraction",
+                                 "only the probes with a tiny temperature or huge logits fail")],
+    "generate": [misuse_finding, cache_step_never_called, first_wrong_token],
     "kv_cache_bytes": [overflow, kv_scaling],
+    "max_cached_tokens": [overflow, fit_finding],
+}
+
+
+DIAGNOSES = {
+    "sample-ties-to-the-last": "At temperature 0 two equal largest logits must give the first of them; you returned "
+                               "the last.",
+    "sample-always-greedy": "Your function always returns the largest logit. Above temperature 0 the next token is "
+                            "drawn: u picks it from the probabilities, so a less likely token comes out too.",
+    "sample-ignores-temperature": "The temperature was left out: the probabilities come from the logits divided by "
+                                  "the temperature, so a small temperature sharpens them and a large one flattens "
+                                  "them.",
+    "sample-temperature-multiplied": "The logits were multiplied by the temperature; they are divided by it, so that "
+                                     "a small temperature sharpens the probabilities.",
+    "sample-cumulative-at-least-u": "You took the first token whose running total reaches u; the answer is the first "
+                                    "whose running total is greater than u. The two differ when u falls exactly on a "
+                                    "boundary: with u at 0, a token of probability 0 came out.",
+    "sample-not-cumulative": "u was compared with each probability on its own. It must be compared with the running "
+                             "total of the probabilities, the first token's, then the first two, and so on: each "
+                             "token owns a stretch of the interval from 0 to 1 as long as its probability.",
+    "sample-temperature-zero": "Only temperature 0 goes wrong. Dividing by a zero temperature gives infinities and "
+                               "NaN; temperature 0 is the greedy choice, the largest logit, and needs its own branch "
+                               "before any division.",
+    "cache-step-not-used": "The tokens do not follow the cache_step your generate was given. It must call that "
+                           "cache_step for every token it feeds and build the logits from the output it returns, "
+                           "rather than compute attention itself or skip it. (The check hands in its own cache_step; "
+                           "on two probes its attention is softer than usual.)",
+    "cache-not-passed-back": "Each call of cache_step must get the two caches that its previous call returned, and "
+                             "the first call gets empty caches of 0 rows and d columns. cache_step appends the new "
+                             "key and value itself, so the caches grow by one row per token.",
+    "cache-step-extra-call": "cache_step was called once more than needed. The last new token is never fed back: "
+                             "nothing is predicted after it, so a prompt of T tokens and n_new new ones needs "
+                             "T plus n_new minus 1 calls.",
+    "generate-stops-early": "The sequence is one token short: the loop stopped one new token early. The result "
+                            "holds the T prompt tokens followed by all n_new new ones.",
+    "generate-prompt-missing": "Only the new tokens were returned. The result is the whole sequence: the prompt "
+                               "first, then the n_new new tokens.",
+    "generate-prompt-changed": "The returned sequence must start with the prompt, unchanged.",
+    "generate-first-token-wrong": "The first new token is already wrong, so the logits of the last prompt token "
+                                  "differ: look at how each token's vector is built, what the logits are computed "
+                                  "from, and which token the prediction starts at.",
+    "generate-later-token-wrong": "The first new token is right and a later one is wrong, so the prompt is handled "
+                                  "well but a new token is not fed back the way a prompt token is: its word, its "
+                                  "position or the caches it joins.",
+    "max-tokens-exact-fit-excluded": "A cache that fills the memory exactly still fits: the test is at most the "
+                                     "memory, not strictly less, so an exact quotient is itself the answer.",
+    "max-tokens-rounded-up": "The quotient was rounded up or to the nearest whole number; at that length the cache "
+                             "can need more bytes than the memory holds. Part of a token cannot be cached: round down.",
+    "max-tokens-does-not-fit": "At the length you returned the cache needs more bytes than the memory holds. The "
+                               "answer is the largest length whose cache still fits.",
+    "max-tokens-more-fit": "One more token would still fit in the memory. The answer is the largest length whose "
+                           "cache fits, so the next length must no longer fit.",
+}
+
+NUDGES = {
+    "sample-ties-to-the-last": "Look at how your greedy branch picks among equal maxima.",
+    "sample-always-greedy": "Look at where u is used when the temperature is above 0.",
+    "sample-ignores-temperature": "Look at where the temperature enters your probabilities.",
+    "sample-temperature-multiplied": "Look at the operation that combines the logits with the temperature.",
+    "sample-cumulative-at-least-u": "Look at your comparison of the running total with u: strictly greater, or "
+                                    "greater or equal?",
+    "sample-not-cumulative": "Print the running totals of your probabilities: does your comparison use them?",
+    "sample-temperature-zero": "Look at what your function does before it divides by the temperature.",
+    "cache-step-not-used": "Look for the line that calls cache_step, and at where its first output goes.",
+    "cache-not-passed-back": "Look at what your loop passes as the caches on the second call, and where the "
+                             "returned caches go.",
+    "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
+    "generate-stops-early": "Count the new tokens your loop appends for n_new of 1 and of 3.",
+    "generate-prompt-missing": "Look at what your return statement holds.",
+    "generate-prompt-changed": "Look at the first T entries of your result: are they the prompt as given?",
+    "generate-first-token-wrong": "Print the position you add for each prompt token, and what your logits are "
+                                  "computed from.",
+    "generate-later-token-wrong": "Print, for each new token fed back, its id and its position.",
+    "max-tokens-exact-fit-excluded": "Look at the comparison that decides whether a cache fits.",
+    "max-tokens-rounded-up": "Look at how you turn the quotient into a whole number of tokens.",
+    "max-tokens-does-not-fit": "Compute the bytes of the cache at your answer and compare them with the memory.",
+    "max-tokens-more-fit": "Compute the bytes of the cache at your answer plus one and compare them with the memory.",
 }

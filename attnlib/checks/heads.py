@@ -1,4 +1,4 @@
-"""Lesson 09, many heads: multi_head_attention."""
+"""Lesson 09, many heads: split_heads and multi_head_attention."""
 import numpy as np
 
 import attnlib as al
@@ -81,6 +81,57 @@ def without_wo(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     return heads(X, Wq, Wk, Wv, n_heads, causal)
 
 
+# split_heads(M, n_heads) ----------------------------------------------------------------------------------------
+
+def split_plain_reshape(M, n_heads):
+    n, width = M.shape
+    return M.reshape(n_heads, n, width // n_heads)
+
+
+def split_interleaved(M, n_heads):
+    n, width = M.shape
+    return M.reshape(n, width // n_heads, n_heads).transpose(2, 0, 1)  # head h gets columns h, h + n_heads, ...
+
+
+def split_heads_not_moved_first(M, n_heads):
+    n, width = M.shape
+    return M.reshape(n, n_heads, width // n_heads)
+
+
+def split_count_and_width_swapped(M, n_heads):
+    n, width = M.shape
+    return M.reshape(n, n_heads, width // n_heads).transpose(2, 0, 1)  # width // n_heads "heads" of n_heads
+
+
+def split_tokens_last(M, n_heads):
+    n, width = M.shape
+    return M.reshape(n, n_heads, width // n_heads).transpose(1, 2, 0)
+
+
+def _split_probe(seed, n, d_model, n_heads):
+    return Probe((rand(seed, n, d_model), n_heads), names=("M", "n_heads"))
+
+
+SPLIT_HEADS = Exercise(
+    name="split_heads",
+    reference=split_heads,
+    probes=[_split_probe(190, 5, 6, 2), _split_probe(191, 4, 12, 3), _split_probe(192, 3, 8, 4),
+            _split_probe(193, 2, 4, 1), _split_probe(194, 7, 6, 6)],
+    mistakes=[("heads-split-mixed", split_plain_reshape),
+              ("heads-interleaved", split_interleaved),
+              ("heads-not-moved-first", split_heads_not_moved_first),
+              ("heads-count-and-width-swapped", split_count_and_width_swapped),
+              ("heads-tokens-last", split_tokens_last)],
+    verified="head h holds the h-th contiguous block of columns, for 1, 2, 3, 4 and 6 heads",
+    hint1="The columns of M are n_heads groups of d_head columns laid side by side; head h owns the h-th group. "
+          "Splitting gives each head its own (n, d_head) matrix, stacked along a new first axis.",
+    hint2="A reshape alone cannot move the heads in front of the tokens: first give the column axis its two parts "
+          "(which head, then which column inside the head), then swap the token axis and the head axis. Check "
+          "that head 0 of your result equals the first d_head columns of M.",
+    formula="out[h] = M[:, h·d_head:(h+1)·d_head], i.e. M.reshape(n, n_heads, d_head).transpose(1, 0, 2)",
+)
+
+
 def _mha_probe(seed, n, d_model, width, n_heads, **kw):
     args = (rand(seed, n, d_model), rand(seed + 1, d_model, width), rand(seed + 2, d_model, width),
             rand(seed + 3, d_model, width), rand(seed + 4, width, d_model), n_heads)
@@ -88,9 +139,10 @@ def _mha_probe(seed, n, d_model, width, n_heads, **kw):
 
 
 EXERCISES = [
+    SPLIT_HEADS,
     Exercise(
         name="multi_head_attention",
-        uses=('attention',),
+        uses=('split_heads', 'attention'),
         reference=al.multi_head_attention,
         probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2)],
         mistakes=[("heads-split-mixed", heads_split_mixed),
@@ -108,9 +160,11 @@ EXERCISES = [
         verified="2 and 3 heads, head h on columns h*d_head:(h+1)*d_head, concatenated in order, then Wo",
         hint1="Each head is ordinary attention on its own slice of columns of Q, K and V; "
               "the results sit side by side.",
-        hint2="d_head = Wq.shape[1] // n_heads; head h uses [:, h*d_head:(h+1)*d_head]; "
-              "np.concatenate(heads, axis=1) @ Wo.",
-        formula="MHA(X) = [head_0 | head_1 | ...] @ Wo",
+        hint2="d_head is the width of Wq divided by n_heads. Head h takes the h-th contiguous block of d_head "
+              "columns of Wq, Wk and Wv (the same block in all three), runs ordinary scaled attention on it, and the "
+              "head outputs are joined side by side in head order before the one multiplication by Wo.",
+        formula="d_head = Wq.shape[1] // n_heads; head_h = attention(X Wq[:, h·d_head:(h+1)·d_head], X Wk[...], "
+                "X Wv[...]); MHA(X) = [head_0 | head_1 | ...] @ Wo",
     ),
 ]
 
@@ -172,4 +226,20 @@ FINDINGS = {
         causality((rand(240, 5, 6), rand(241, 6, 6), rand(242, 6, 6), rand(243, 6, 6), rand(244, 6, 6), 2), {},
                   [0]),
     ],
+}
+
+
+DIAGNOSES = {
+    "heads-not-moved-first": "The columns were grouped by head, but the heads are not the first axis: the result "
+                             "must be (n_heads, n, d_head), head first, then tokens.",
+    "heads-count-and-width-swapped": "The number of heads and the width of a head were swapped: there are n_heads "
+                                     "heads of d_head columns each.",
+    "heads-tokens-last": "The tokens ended up on the last axis; each head is a matrix with one row per token, "
+                         "(n, d_head).",
+}
+
+NUDGES = {
+    "heads-not-moved-first": "Print the shape of your result: which axis holds the heads?",
+    "heads-count-and-width-swapped": "Print the shape of your result and compare its first axis with n_heads.",
+    "heads-tokens-last": "Print the shape of head 0 of your result: rows should be tokens.",
 }

@@ -1,4 +1,4 @@
-"""Lesson 05, learned mixing: similarity (the scores Q K^T)."""
+"""Lesson 05, learned mixing: similarity (the scores Q K^T) and learned_scores (X Wq (X Wk)^T)."""
 import numpy as np
 
 import attnlib as al
@@ -19,6 +19,32 @@ def scaled_already(Q, K):
     return Q @ K.T / np.sqrt(Q.shape[1])
 
 
+# learned_scores(X, Wq, Wk) --------------------------------------------------------------------------------------
+
+def learned_scores(X, Wq, Wk):
+    """Reference: S (n, n) = (X Wq)(X Wk)^T, unscaled and unmasked."""
+    Q, K = X @ Wq, X @ Wk  # (n, d) each
+    return Q @ K.T  # (n, n): row i is query i against every key
+
+
+def keys_against_queries(X, Wq, Wk):
+    return (X @ Wk) @ (X @ Wq).T
+
+
+def scores_already_scaled(X, Wq, Wk):
+    return (X @ Wq) @ (X @ Wk).T / np.sqrt(Wq.shape[1])
+
+
+def raw_rows_compared(X, Wq, Wk):
+    return X @ X.T
+
+
+def _xqk(seed, n, d_model, d, dtype=float):
+    X, Wq, Wk = rand(seed, n, d_model), rand(seed + 1, d_model, d), rand(seed + 2, d_model, d)
+    return Probe((X.astype(dtype), Wq.astype(dtype), Wk.astype(dtype)), names=("X", "Wq", "Wk"),
+                 rows=tokens(n), cols=tokens(n))
+
+
 EXERCISES = [
     Exercise(
         name="similarity",
@@ -31,8 +57,25 @@ EXERCISES = [
                   ("similarity-scaled", scaled_already)],
         verified="every query-key dot product, for n_q != n_k != d",
         hint1="Entry (i, j) is the dot product of query i with key j: how well key j matches what query i looks for.",
-        hint2="Q is (n_q, d) and K is (n_k, d): transpose K so the inner sizes meet, Q @ K.T is (n_q, n_k).",
+        hint2="Q is (n_q, d) and K is (n_k, d): the inner sizes of a product must meet, so swap the two axes "
+              "of K first; the result has one row per query and one column per key.",
         formula="S = Q @ K.T",
+    ),
+    Exercise(
+        name="learned_scores",
+        uses=("project_rows", "similarity"),
+        reference=learned_scores,
+        probes=[_xqk(160, 5, 4, 3), _xqk(163, 3, 6, 2), _xqk(166, 4, 4, 4), _xqk(169, 6, 3, 5),
+                _xqk(172, 4, 5, 3, np.float32)],
+        mistakes=[("kq-instead-of-qk", keys_against_queries),
+                  ("similarity-scaled", scores_already_scaled),
+                  ("projection-missing", raw_rows_compared)],
+        verified="(X Wq)(X Wk)ᵀ, queries on the rows, for d_model != d, square weights and float32",
+        hint1="Each token plays two roles: projected with Wq it asks a question (its query), projected with "
+              "Wk it offers an answer (its key). Score (i, j) compares token i's query with token j's key.",
+        hint2="Project X twice, once with each weight matrix, then compare every query with every key as in "
+              "similarity: queries give the rows, keys the columns. No scaling and no mask yet.",
+        formula="S = (X @ Wq) @ (X @ Wk).T",
     ),
 ]
 
@@ -41,7 +84,13 @@ def _unit_rows(M):
     return M / np.linalg.norm(M, axis=1, keepdims=True)
 
 
+def _scores_intermediates(X, Wq, Wk):
+    Q, K = X @ Wq, X @ Wk
+    return [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T), ("projection-missing", X @ X.T)]
+
+
 FINDINGS = {
     "similarity": [argument_mixups(al.similarity, ("Q", "K")),
                    intermediates(lambda Q, K: [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T)])],
+    "learned_scores": [argument_mixups(learned_scores, ("X", "Wq", "Wk")), intermediates(_scores_intermediates)],
 }

@@ -1,4 +1,4 @@
-"""Lesson 06, mask and softmax: causal_mask, softmax and attention_weights.
+"""Lesson 06, mask and softmax: causal_mask, softmax, score_scale and attention_weights.
 
 The attention_weights mistakes are named after their diagnosis and take the
 exercise's signature; later lessons reuse them (attention = weights @ V).
@@ -83,6 +83,29 @@ def over_whole_array(S, axis=-1):
 
 def exp_only(S, axis=-1):
     return np.exp(S - S.max(axis=axis, keepdims=True))
+
+
+# score_scale(d) --------------------------------------------------------------------------------------------------
+
+def score_scale(d):
+    """Reference: c with Var(c * q.k) = 1 for q, k of d independent mean-0, variance-1 entries (Var(q.k) = d)."""
+    return 1.0 / np.sqrt(np.float64(d))
+
+
+def divides_by_d(d):
+    return np.float64(1.0 / d)
+
+
+def square_root_of_d(d):
+    return np.sqrt(np.float64(d))
+
+
+def no_factor(d):
+    return np.float64(1.0)
+
+
+def power_before_halving(d):
+    return np.float64(d ** -1 / 2)  # read as (1 / d) / 2: the exponent one half lost its brackets
 
 
 # attention_weights(Q, K, causal=True, scale=True) ----------------------------------------------------------------
@@ -199,8 +222,9 @@ EXERCISES = [
                   ("mask-finite-value", most_negative_float)],
         verified="0 on and below the diagonal, -inf above it, for n = 5, 3, 6",
         hint1="Position i may look at itself and the past (j <= i); the future (j > i) must be hidden.",
-        hint2="Start from np.zeros((n, n)) and put -np.inf above the diagonal, e.g. with np.triu_indices(n, k=1).",
-        formula="M[i, j] = 0 if j <= i else -inf",
+        hint2="Start from a square of zeros and put minus infinity in every entry above the diagonal (column "
+              "greater than row), leaving the diagonal itself at 0.",
+        formula="M[i, j] = 0 if j <= i else -inf; e.g. M = np.zeros((n, n)); M[np.triu_indices(n, k=1)] = -np.inf",
     ),
     Exercise(
         name="softmax",
@@ -218,9 +242,27 @@ EXERCISES = [
                   ("softmax-whole-matrix", over_whole_array),
                   ("softmax-not-normalised", exp_only)],
         verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, and logits near 1e3 that overflow exp",
-        hint1="Exponentiate, then divide by the sum along `axis` (keepdims=True so the shapes broadcast).",
-        hint2="exp(1000) overflows: subtract the maximum along the same axis first; it cancels in the ratio.",
+        hint1="Exponentiate every score, then divide by the sum along the given axis, so that the entries "
+              "along that axis are positive and add up to 1.",
+        hint2="The exponential of 1000 overflows: first subtract the largest entry along the same axis (it "
+              "cancels in the ratio), and keep the reduced axis in every reduction so the shapes broadcast.",
         formula="softmax(S)[i, j] = exp(S[i, j] - max_k S[i, k]) / sum_k exp(S[i, k] - max_k S[i, k])",
+    ),
+    Exercise(
+        name="score_scale",
+        reference=score_scale,
+        probes=[Probe((d,), names=("d",)) for d in (1, 2, 3, 16, 64, 100, 4096)],
+        mistakes=[("scale-by-d", divides_by_d),
+                  ("scale-inverted", square_root_of_d),
+                  ("scale-missing", no_factor),
+                  ("power-precedence", power_before_halving)],
+        verified="the exact factor for d = 1, 2, 3, 16, 64, 100 and 4096",
+        hint1="Multiplying a random quantity by c multiplies its spread (the standard deviation) by c, and so "
+              "its variance by c squared. The experiment shows how the variance of q·k depends on d.",
+        hint2="Read the measured variances against d: they grow in proportion to d. Choose c from d alone so "
+              "that c times c times that variance is exactly 1; your function needs no random numbers.",
+        formula="Var(q·k) = d (a sum of d independent products of variance 1) and Var(c·x) = c² Var(x), "
+                "so c = 1 / sqrt(d)",
     ),
     Exercise(
         name="attention_weights",
@@ -229,9 +271,12 @@ EXERCISES = [
         probes=qk_probes(80),
         mistakes=WEIGHTS_MISTAKES,
         verified="scaled, masked, row-wise softmax for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
-        hint1="Three steps: scores Q Kᵀ / √d, then -inf on the future, then a softmax along each row.",
-        hint2="With fewer queries than keys the queries are the last positions: query i sees keys 0..n_k - n_q + i.",
-        formula="A = softmax(Q Kᵀ / √d + M) along the last axis",
+        hint1="Three steps: the scores (every query against every key, divided by the square root of the "
+              "query width d), then minus infinity on the future, then a softmax along each row.",
+        hint2="Check the branches for causal and scale, and the mask's boundary: with fewer queries than keys "
+              "the queries are the last positions, so the first query already sees several keys.",
+        formula="A = softmax(Q Kᵀ / √d + M) along the last axis, with M[i, j] = -inf where key j comes after "
+                "query i's position n_k - n_q + i",
     ),
 ]
 
@@ -294,6 +339,19 @@ def normalisation(f, seen):
     return None
 
 
+def measured_factor(f, seen):
+    """A factor within a few percent of 1/sqrt(d) on every probe, but not exact: estimated from random samples."""
+    errors = []
+    for _p, o, e in seen:
+        got = o.value
+        if o.kind != "ok" or isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
+            return None
+        errors.append(abs(float(got) - float(e)) / float(e))
+    if errors and max(errors) < 0.1 and max(errors) > 1e-9:
+        return "score-scale-measured", f"your factors are up to {max(errors):.1%} away from the exact ones"
+    return None
+
+
 def _qk_sizes(p):
     Q, K = p.args[:2]
     return {"d": Q.shape[1], "n_q": Q.shape[0], "n_k": K.shape[0]}
@@ -321,5 +379,20 @@ WEIGHTS_FINDINGS = [
 FINDINGS = {
     "causal_mask": [mask_pattern],
     "softmax": [shifted_rows, intermediates(_softmax_intermediates), normalisation],
+    "score_scale": [measured_factor],
     "attention_weights": WEIGHTS_FINDINGS,
+}
+
+DIAGNOSES = {
+    "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved. "
+                        "An exponent of minus one half needs brackets of its own.",
+    "score-scale-measured": "Your factor is close to the right one but not exact: it looks estimated from random "
+                            "samples. The variance of q·k follows exactly from d, so the factor can be written "
+                            "from d alone.",
+}
+
+NUDGES = {
+    "power-precedence": "Look at the brackets around your exponent.",
+    "score-scale-measured": "Look at how the measured variance grows with d, and write the factor from d alone, "
+                            "without random numbers.",
 }

@@ -67,8 +67,10 @@ EXERCISES = [
                   ("output-transposed", transposed_weights)],
         verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3",
         hint1="Row i mixes tokens 0..i equally, and gives nothing to later tokens.",
-        hint2="Start from np.tril(np.ones((n, n))) and divide each row by its sum (keepdims=True).",
-        formula="A[i, j] = 1/(i+1) if j <= i else 0",
+        hint2="Start from a lower-triangular matrix of ones, the diagonal included, then divide each row by "
+              "its own sum, keeping the summed axis so that the shapes line up.",
+        formula="A[i, j] = 1/(i+1) if j <= i else 0; e.g. A = np.tril(np.ones((n, n))), "
+                "then A / A.sum(axis=1, keepdims=True)",
     ),
     Exercise(
         name="causal_average",
@@ -84,8 +86,9 @@ EXERCISES = [
                   ("average-over-columns", running_mean_of_columns)],
         verified="row i = mean of rows 0..i on four V of different shapes, up to 16 rows",
         hint1="Row i of the result is the average of rows 0..i of V: the token itself and everything before it.",
-        hint2="Either uniform_causal_weights(n) @ V, or np.cumsum(V, axis=0) divided by the counts 1..n as a column.",
-        formula="O[i] = (V[0] + ... + V[i]) / (i + 1)",
+        hint2="Either multiply the uniform causal weights with V, or take a running sum down the rows (the "
+              "token axis) and divide row i by its count, i + 1, laid out as a column.",
+        formula="O[i] = (V[0] + ... + V[i]) / (i + 1); e.g. np.cumsum(V, axis=0) / np.arange(1, n + 1)[:, None]",
     ),
 ]
 

@@ -1,10 +1,17 @@
-"""Lesson 11, the next token: next_token_logits and softmax_backward."""
+"""Lesson 11, the next token: next_token_logits, cross_entropy, softmax_backward, attention_backward and
+layer_norm_backward.
+
+The three backward exercises return tuples (loss and gradient, or one gradient per input); the grader
+compares every part. Their references are attnlib's public functions (attnlib.gradients); the named
+mistakes below are built from the plain pieces of pieces.py, never from those references.
+"""
 import numpy as np
 
 import attnlib as al
-from .pieces import softmax
+from .pieces import allowed, softmax
 from .probes import features, rand, tokens
-from .properties import intermediates, large_offset, precision, shift_invariance
+from .properties import _float, intermediates, large_offset, precision, shift_invariance
+from .runner import close
 from .spec import Exercise, Probe
 
 
@@ -58,6 +65,254 @@ def _sm_bwd_probe(seed, shape, masked=False, shift=0.0):
                  rows=tokens(shape[-2]) if labelled else None, cols=tokens(shape[-1]) if labelled else None)
 
 
+# cross_entropy(logits, targets) ----------------------------------------------------------------------------------
+
+def _log_probs(logits):
+    """Stable log softmax of each row."""
+    Z = logits - logits.max(axis=1, keepdims=True)
+    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+
+
+def _picked(logits, targets):
+    """-log p[target] of each row (n,), computed stably."""
+    return -_log_probs(logits)[np.arange(len(targets)), targets]
+
+
+def _one_hot(targets, vocab):
+    return np.eye(vocab)[targets]
+
+
+def _ce_grad(logits, targets):
+    """softmax - one_hot, not yet divided by n."""
+    return softmax(logits) - _one_hot(targets, logits.shape[1])
+
+
+def ce_summed(logits, targets):
+    return _picked(logits, targets).sum(), _ce_grad(logits, targets)
+
+
+def ce_gradient_not_divided(logits, targets):
+    return _picked(logits, targets).mean(), _ce_grad(logits, targets)
+
+
+def ce_no_one_hot(logits, targets):
+    return _picked(logits, targets).mean(), softmax(logits) / len(targets)
+
+
+def ce_gradient_sign_flipped(logits, targets):
+    return _picked(logits, targets).mean(), -_ce_grad(logits, targets) / len(targets)
+
+
+def ce_log_of_probability(logits, targets):
+    P = softmax(logits)
+    return -np.log(P[np.arange(len(targets)), targets]).mean(), _ce_grad(logits, targets) / len(targets)
+
+
+def ce_exp_without_max(logits, targets):
+    E = np.exp(logits)
+    P = E / E.sum(axis=1, keepdims=True)
+    loss = np.mean(np.log(E.sum(axis=1)) - logits[np.arange(len(targets)), targets])
+    return loss, (P - _one_hot(targets, logits.shape[1])) / len(targets)
+
+
+def ce_target_columns(logits, targets):
+    return -_log_probs(logits)[:, targets].mean(), _ce_grad(logits, targets) / len(targets)
+
+
+def ce_loss_per_row(logits, targets):
+    return _picked(logits, targets), _ce_grad(logits, targets) / len(targets)
+
+
+def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
+    """Random logits; targets given, or (targets=None) the least likely word of each row, whose probability
+    underflows to 0 when the logits are huge."""
+    logits = rand(seed, n, vocab, scale=scale)
+    targets = logits.argmin(axis=1) if targets is None else np.array(targets)
+    return Probe((logits.astype(dtype), targets), names=("logits", "targets"), rows=tokens(n),
+                 cols=features(vocab, "w"))
+
+
+# attention_backward(Q, K, V, dO, causal=True, scale=True) --------------------------------------------------------
+
+def _factor(Q, scale):
+    return 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
+
+
+def _masked_weights(S, causal, hide=-np.inf):
+    """Row softmax of S with the future set to `hide` when causal."""
+    return softmax(np.where(allowed(*S.shape), S, hide) if causal else S)
+
+
+def _softmax_bwd(A, dA):
+    return A * (dA - (dA * A).sum(axis=1, keepdims=True))
+
+
+def _products(Q, K, V, dO, A, s):
+    """dQ, dK, dV from the weights A and the factor s by which dS is multiplied."""
+    dS = _softmax_bwd(A, dO @ V.T) * s
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def _weights_for(Q, K, causal, scale, factor=_factor):
+    return _masked_weights(Q @ K.T * factor(Q, scale), causal)
+
+
+def ab_diagonal_only(Q, K, V, dO, causal=True, scale=True):
+    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
+    dS = A * (dO @ V.T) * s
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def ab_scale_dropped(Q, K, V, dO, causal=True, scale=True):
+    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), 1.0)
+
+
+def ab_scale_twice(Q, K, V, dO, causal=True, scale=True):
+    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), _factor(Q, scale) ** 2)
+
+
+def ab_dq_dk_swapped(Q, K, V, dO, causal=True, scale=True):
+    dQ, dK, dV = _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), _factor(Q, scale))
+    return dK, dQ, dV
+
+
+def ab_dv_not_transposed(Q, K, V, dO, causal=True, scale=True):
+    A = _weights_for(Q, K, causal, scale)
+    dQ, dK, _ = _products(Q, K, V, dO, A, _factor(Q, scale))
+    return dQ, dK, A @ dO
+
+
+def ab_dk_not_transposed(Q, K, V, dO, causal=True, scale=True):
+    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
+    dS = _softmax_bwd(A, dO @ V.T) * s
+    return dS @ K, dS @ Q, A.T @ dO
+
+
+def ab_mask_ignored(Q, K, V, dO, causal=True, scale=True):
+    return _products(Q, K, V, dO, _weights_for(Q, K, False, scale), _factor(Q, scale))
+
+
+def ab_mask_zero(Q, K, V, dO, causal=True, scale=True):
+    A = _masked_weights(Q @ K.T * _factor(Q, scale), causal, hide=0.0)
+    return _products(Q, K, V, dO, A, _factor(Q, scale))
+
+
+def ab_mask_first_positions(Q, K, V, dO, causal=True, scale=True):
+    S = Q @ K.T * _factor(Q, scale)
+    if causal:
+        S = np.where(np.arange(S.shape[1])[None, :] <= np.arange(S.shape[0])[:, None], S, -np.inf)
+    return _products(Q, K, V, dO, softmax(S), _factor(Q, scale))
+
+
+def ab_mask_always(Q, K, V, dO, causal=True, scale=True):
+    return _products(Q, K, V, dO, _weights_for(Q, K, True, scale), _factor(Q, scale))
+
+
+def ab_scale_always(Q, K, V, dO, causal=True, scale=True):
+    return _products(Q, K, V, dO, _weights_for(Q, K, causal, True), _factor(Q, True))
+
+
+def ab_scale_by_d(Q, K, V, dO, causal=True, scale=True):
+    def by_d(Q, scale):
+        return 1.0 / Q.shape[1] if scale else 1.0
+    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale, by_d), by_d(Q, scale))
+
+
+def ab_exp_without_max(Q, K, V, dO, causal=True, scale=True):
+    S = Q @ K.T * _factor(Q, scale)
+    E = np.exp(np.where(allowed(*S.shape), S, -np.inf) if causal else S)
+    return _products(Q, K, V, dO, E / E.sum(axis=1, keepdims=True), _factor(Q, scale))
+
+
+def _ab_probe(seed, n_q, n_k, d, d_v, size=1.0, dtype=np.float64, **kw):
+    """Q (n_q, d), K (n_k, d) of the given spread (60: huge scores), V (n_k, d_v), dO (n_q, d_v)."""
+    args = (rand(seed, n_q, d, scale=size), rand(seed + 1, n_k, d, scale=size), rand(seed + 2, n_k, d_v),
+            rand(seed + 3, n_q, d_v))
+    return Probe(tuple(a.astype(dtype) for a in args), kw, names=("Q", "K", "V", "dO"),
+                 rows=tokens(n_q, max(n_k - n_q, 0)), cols=features(d))
+
+
+# layer_norm_backward(X, g, dY, eps=1e-5) -------------------------------------------------------------------------
+
+def _ln_parts(X, g, dY, eps, ddof=0):
+    """x_hat, the per-row 1/std and dx_hat = dY g."""
+    Xc = X - X.mean(axis=1, keepdims=True)
+    r = 1.0 / np.sqrt(X.var(axis=1, ddof=ddof, keepdims=True) + eps)
+    return Xc * r, r, dY * g
+
+
+def _ln_dx(Xhat, r, dXhat, mean_term=True, var_term=True):
+    dX = dXhat.copy()
+    if mean_term:
+        dX = dX - dXhat.mean(axis=1, keepdims=True)
+    if var_term:
+        dX = dX - Xhat * (dXhat * Xhat).mean(axis=1, keepdims=True)
+    return dX * r
+
+
+def _ln_grads(X, g, dY, eps=1e-5, ddof=0, mean_term=True, var_term=True):
+    Xhat, r, dXhat = _ln_parts(X, g, dY, eps, ddof)
+    return _ln_dx(Xhat, r, dXhat, mean_term, var_term), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_mean_term_missing(X, g, dY, eps=1e-5):
+    return _ln_grads(X, g, dY, eps, mean_term=False)
+
+
+def lnb_variance_term_missing(X, g, dY, eps=1e-5):
+    return _ln_grads(X, g, dY, eps, var_term=False)
+
+
+def lnb_no_correction(X, g, dY, eps=1e-5):
+    return _ln_grads(X, g, dY, eps, mean_term=False, var_term=False)
+
+
+def lnb_gain_ignored(X, g, dY, eps=1e-5):
+    Xhat, r, _ = _ln_parts(X, g, dY, eps)
+    return _ln_dx(Xhat, r, dY), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_gain_applied_late(X, g, dY, eps=1e-5):
+    Xhat, r, _ = _ln_parts(X, g, dY, eps)
+    return _ln_dx(Xhat, r, dY) * g, (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_dg_from_x(X, g, dY, eps=1e-5):
+    dX, _, db = _ln_grads(X, g, dY, eps)
+    return dX, (dY * X).sum(axis=0), db
+
+
+def lnb_sums_along_rows(X, g, dY, eps=1e-5):
+    Xhat, r, dXhat = _ln_parts(X, g, dY, eps)
+    return _ln_dx(Xhat, r, dXhat), (dY * Xhat).sum(axis=1), dY.sum(axis=1)
+
+
+def lnb_std_missing(X, g, dY, eps=1e-5):
+    Xhat, _, dXhat = _ln_parts(X, g, dY, eps)
+    return _ln_dx(Xhat, 1.0, dXhat), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_eps_ignored(X, g, dY, eps=1e-5):
+    return _ln_grads(X, g, dY, 1e-5)
+
+
+def lnb_eps_left_out(X, g, dY, eps=1e-5):
+    Xhat = (X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)
+    r = 1.0 / X.std(axis=1, keepdims=True)
+    return _ln_dx(Xhat, r, dY * g), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_unbiased(X, g, dY, eps=1e-5):
+    return _ln_grads(X, g, dY, eps, ddof=1)
+
+
+def _lnb_probe(seed, n, d, spread=1.0, offset=1.0, dtype=np.float64, **kw):
+    """Rows of the given spread around random offsets, a gain around 1 and a random upstream gradient dY."""
+    X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1, scale=offset)
+    args = (X, rand(seed + 2, d, scale=0.5) + 1.0, rand(seed + 3, n, d))
+    return Probe(tuple(a.astype(dtype) for a in args), kw, names=("X", "g", "dY"), rows=tokens(n), cols=features(d))
+
+
 EXERCISES = [
     Exercise(
         name="next_token_logits",
@@ -70,8 +325,34 @@ EXERCISES = [
                   ("mean-of-rows", mean_row)],
         verified="the last row of H times W_vocab, for two vocabulary sizes",
         hint1="Only the last position predicts the next token: after it, nothing has been seen yet.",
-        hint2="H[-1] is (d_model,); H[-1] @ W_vocab is (vocab,). Return the raw logits.",
+        hint2="Only one row of H matters here. Multiply it by the vocabulary matrix and check that the result "
+              "has shape (vocab,): one raw score per word, with no softmax.",
         formula="logits = H[-1] @ W_vocab",
+    ),
+    Exercise(
+        name="cross_entropy",
+        reference=al.cross_entropy,
+        probes=[_ce_probe(520, 4, 6, [1, 0, 5, 1]), _ce_probe(522, 3, 5, [4, 4, 2], scale=1.0),
+                _ce_probe(524, 5, 7, [0, 6, 3, 3, 2], dtype=np.float32), _ce_probe(526, 3, 6, scale=1e4)],
+        mistakes=[("softmax-no-max-subtraction", ce_exp_without_max),
+                  ("cross-entropy-log-underflow", ce_log_of_probability),
+                  ("cross-entropy-not-averaged", ce_summed),
+                  ("cross-entropy-gradient-not-averaged", ce_gradient_not_divided),
+                  ("cross-entropy-one-hot-missing", ce_no_one_hot),
+                  ("cross-entropy-gradient-sign", ce_gradient_sign_flipped),
+                  ("cross-entropy-target-columns", ce_target_columns),
+                  ("cross-entropy-loss-per-row", ce_loss_per_row)],
+        verified="the mean of -log softmax(logits)[target] and its gradient (softmax - one_hot) / n, with a repeated "
+                 "target, float32 logits and logits around 10,000 whose targets have probability 0.0 in floats",
+        hint1="Each row is scored by how surprised the model is by the right word: minus the log of the probability "
+              "its softmax gives the target. The loss averages that over the n rows. Its gradient with respect to a "
+              "row of logits is the row's probabilities minus the one-hot target, shared out over the rows.",
+        hint2="Work with log-probabilities, not probabilities: subtract each row's maximum before the exponential, "
+              "and take the log of the row's sum instead of the log of a tiny probability. Then check that the loss "
+              "and every row of the gradient carry the average over n, and that each gradient row lowers the "
+              "target's column by one.",
+        formula="loss = mean_i (logsumexp(logits[i]) - logits[i, targets[i]]);  "
+                "dlogits = (softmax(logits) - one_hot(targets)) / n",
     ),
     Exercise(
         name="softmax_backward",
@@ -86,13 +367,150 @@ EXERCISES = [
         verified="dS = A (dA - rowsum(dA A)) on a wide matrix, a masked one, a 3-D stack and a dA around 10,000 "
                  "(float64 precision)",
         hint1="Each row is its own softmax. Changing S[i, j] moves A[i, j] up and every other A[i, k] down.",
-        hint2="The Jacobian of a softmax row is diag(a) - a aᵀ; applied to dA it becomes a * (dA - sum(dA * a)).",
+        hint2="Each entry of dS keeps its own factor from A and subtracts one number shared by its row: the "
+              "A-weighted sum of that row of dA. Look at which axis that sum runs along, and keep it as a column "
+              "so that it lines up with the row.",
         formula="dS = A * (dA - sum(dA * A, axis=-1, keepdims=True))",
+    ),
+    Exercise(
+        name="attention_backward",
+        uses=("softmax_backward",),
+        reference=al.attention_backward,
+        probes=[_ab_probe(530, 3, 5, 4, 2), _ab_probe(534, 4, 4, 3, 5), _ab_probe(538, 5, 3, 2, 4, causal=False),
+                _ab_probe(542, 4, 4, 3, 2, causal=False), _ab_probe(546, 3, 5, 4, 2, scale=False),
+                _ab_probe(550, 5, 5, 4, 3, dtype=np.float32), _ab_probe(554, 3, 5, 4, 2, size=60.0)],
+        mistakes=[("softmax-no-max-subtraction", ab_exp_without_max),
+                  ("softmax-backward-diagonal-only", ab_diagonal_only),
+                  ("attention-backward-scale-dropped", ab_scale_dropped),
+                  ("attention-backward-scale-twice", ab_scale_twice),
+                  ("attention-backward-dq-dk-swapped", ab_dq_dk_swapped),
+                  ("attention-backward-transpose-missing", ab_dv_not_transposed),
+                  ("attention-backward-transpose-missing", ab_dk_not_transposed),
+                  ("attention-backward-mask-ignored", ab_mask_ignored),
+                  ("mask-value-zero", ab_mask_zero),
+                  ("mask-ignores-offset", ab_mask_first_positions),
+                  ("mask-always-applied", ab_mask_always),
+                  ("scale-ignored", ab_scale_always),
+                  ("scale-by-d", ab_scale_by_d)],
+        verified="dQ, dK, dV of sum(O * dO) with and without the mask and the scale, fewer queries than keys (the "
+                 "last positions), a first row that sees only itself, float32 and huge scores",
+        hint1="Run the forward pass again, then walk back through its three steps in reverse: O mixes the rows of V "
+              "with the weights A, A is the row softmax of the scaled, masked scores, and the scores compare every "
+              "query with every key. Each product hands the gradient to both of its factors.",
+        hint2="Recompute A exactly as the forward pass does, with the same mask and the same scale. dV comes from A "
+              "and dO; the gradient of A comes from dO and V; your softmax backward turns it into the gradient of "
+              "the scores, which the scale multiplies once more before it reaches Q and K. Write the shape next to "
+              "each product: dQ has one row per query, dK and dV one row per key. Then grad-check it.",
+        formula="A = softmax(mask(Q Kᵀ s)) with s = 1/√d (1 if not scale);  dV = Aᵀ dO;  "
+                "dS = softmax_backward(A, dO Vᵀ) · s;  dQ = dS K;  dK = dSᵀ Q",
+    ),
+    Exercise(
+        name="layer_norm_backward",
+        reference=al.layer_norm_backward,
+        probes=[_lnb_probe(560, 4, 6, 2.0), _lnb_probe(565, 5, 5, 1.0), _lnb_probe(570, 3, 5, 0.3, eps=0.1),
+                _lnb_probe(575, 6, 3, 3e-3, offset=1e-3), _lnb_probe(580, 4, 8, 1.5, dtype=np.float32)],
+        mistakes=[("layer-norm-backward-no-correction", lnb_no_correction),
+                  ("layer-norm-backward-mean-term-missing", lnb_mean_term_missing),
+                  ("layer-norm-backward-variance-term-missing", lnb_variance_term_missing),
+                  ("layer-norm-backward-gain-ignored", lnb_gain_ignored),
+                  ("layer-norm-backward-gain-applied-late", lnb_gain_applied_late),
+                  ("layer-norm-backward-dg-uses-x", lnb_dg_from_x),
+                  ("layer-norm-backward-sums-wrong-axis", lnb_sums_along_rows),
+                  ("layer-norm-backward-std-missing", lnb_std_missing),
+                  ("layer-norm-eps-ignored", lnb_eps_ignored),
+                  ("layer-norm-eps-ignored", lnb_eps_left_out),
+                  ("layer-norm-unbiased-variance", lnb_unbiased)],
+        verified="dX with both corrections (row mean and row variance), dg and db, on a square and a wide X, "
+                 "eps=0.1, nearly constant rows where eps dominates, and float32",
+        hint1="db and dg collect dY over the rows, dg weighted by the normalised input. For dX, remember that the "
+              "row mean and the row variance depend on every entry of the row: moving one entry moves the whole "
+              "row's normalisation, so the gradient picks up two corrections.",
+        hint2="Multiply dY by g first: that is the gradient of the normalised row. From each row of it remove its "
+              "mean and its component along the normalised row, then divide by the same standard deviation the "
+              "forward pass used, eps included. The sums for dg and db run over the rows; the corrections run over "
+              "the features of one row. Then grad-check it.",
+        formula="x̂ = (X - mean) / √(var + eps);  db = Σ_rows dY;  dg = Σ_rows dY x̂;  dx̂ = dY g;  "
+                "dX = (dx̂ - mean(dx̂) - x̂ · mean(dx̂ x̂)) / √(var + eps), the means taken along each row",
     ),
 ]
 
 
 # property findings (properties.py) -------------------------------------------------------------------------------
+
+def _nonfinite_parts(seen):
+    """For every probe where the learner returned a tuple of the right length: the indices of its parts that are
+    NaN/inf where the expected part is finite. None unless some probe also passed (so the code runs at all)."""
+    found, passed = [], False
+    for _p, o, e in seen:
+        if o.kind != "ok" or not isinstance(e, tuple) or not isinstance(o.value, (tuple, list)) or \
+                len(o.value) != len(e):
+            continue
+        passed = passed or close(o.value, e)
+        parts = [_float(g) for g in o.value]
+        bad = [k for k, (g, x) in enumerate(zip(parts, e)) if g is not None and not np.isfinite(g).all()
+               and np.isfinite(np.asarray(x, dtype=float)).all()]
+        if bad:
+            found.append(bad)
+    return found if found and passed else None
+
+
+def _unstable_loss(f, seen):
+    """cross_entropy: an infinite loss with a finite gradient is log(0); NaN/inf in the gradient is exp overflow."""
+    found = _nonfinite_parts(seen)
+    if not found:
+        return None
+    if all(bad == [0] for bad in found):
+        return "cross-entropy-log-underflow", "your loss is infinite on the probe with huge logits"
+    return "softmax-no-max-subtraction", "your gradient holds NaN or inf on the probe with huge logits"
+
+
+def _unstable_gradients(f, seen):
+    if _nonfinite_parts(seen):
+        return "softmax-no-max-subtraction", "your gradients hold NaN or inf on the probe with huge scores"
+    return None
+
+
+def _scaled_score_gradients(f, seen):
+    """attention_backward: dV right, while dQ and dK are each the right one times a factor: the root of d (the scale
+    was dropped), one over it (applied twice) or minus one (the softmax backward's sign). One verdict for all
+    failing probes, or None."""
+    factors = {}
+    for p, o, e in seen:
+        if o.kind != "ok" or not isinstance(o.value, (tuple, list)) or len(o.value) != 3 or close(o.value, e):
+            continue
+        parts = [_float(g) for g in o.value]
+        if any(g is None or g.shape != x.shape for g, x in zip(parts, e)) or not close(parts[2], e[2]):
+            return None
+        root = np.sqrt(p.args[0].shape[1])
+        fit = []
+        for g, x in zip(parts[:2], e[:2]):
+            c = next((c for c in (1.0, root, 1.0 / root, -1.0) if close(g, c * x)), None)
+            if c is None:
+                return None
+            fit.append("1" if c == 1.0 else "root" if c == root else "inverse" if c == 1.0 / root else "minus")
+        factors[tuple(fit)] = True
+    kinds = {k for fit in factors for k in fit} - {"1"}
+    if kinds == {"root"}:
+        return "attention-backward-scale-dropped", "dV is right, but the root of d is too much in dQ or dK"
+    if kinds == {"inverse"}:
+        return "attention-backward-scale-twice", "dV is right, but dQ or dK is one over the root of d too small"
+    if kinds == {"minus"} and all(fit == ("minus", "minus") for fit in factors):
+        return "softmax-backward-sign", "dV is right, but dQ and dK have the opposite sign"
+    return None
+
+
+def _unmasked_values_gradient(f, seen):
+    """attention_backward with causal=True: dV computed from weights that were never masked."""
+    for p, o, e in seen:
+        if o.kind != "ok" or not p.kwargs.get("causal", True) or not isinstance(o.value, (tuple, list)) or \
+                len(o.value) != 3 or close(o.value, e):
+            continue
+        Q, K, V, dO = p.args
+        A = _weights_for(Q, K, False, p.kwargs.get("scale", True))
+        if close(_float(o.value[2]), A.T @ dO) and not close(A.T @ dO, e[2]):
+            return "attention-backward-mask-ignored", "your dV is what the weights give without the causal mask"
+    return None
+
 
 def _logit_intermediates(H, W_vocab):
     rows = [("wrong-row", H[k] @ W_vocab) for k in range(1, len(H) - 1)]
@@ -111,10 +529,110 @@ def _offset_rows(dA):
 
 FINDINGS = {
     "next_token_logits": [intermediates(_logit_intermediates)],
+    "cross_entropy": [_unstable_loss],
+    "attention_backward": [_unstable_gradients, _scaled_score_gradients, _unmasked_values_gradient],
     "softmax_backward": [
         precision(large_offset(1)),
         intermediates(_backward_intermediates),
         shift_invariance(1, _offset_rows, "precision-loss",
                          "adding the same constant to every entry of dA changed your result; it must not"),
     ],
+}
+
+
+# the diagnoses only these exercises use (registry.py merges them into diagnoses.py's tables) ---------------------
+
+DIAGNOSES = {
+    "cross-entropy-not-averaged": "The loss was summed over the rows instead of averaged, and the gradient was not "
+                                  "divided by n either. The loss is the mean over the n predictions, so the loss and "
+                                  "every row of its gradient carry a factor of one over n.",
+    "cross-entropy-gradient-not-averaged": "The loss is the mean over the rows, but the gradient was left undivided. "
+                                           "Each row's loss enters the mean with weight one over n, so each row of "
+                                           "dlogits is divided by n too.",
+    "cross-entropy-one-hot-missing": "The gradient is the softmax alone. The target's column must also be lowered "
+                                     "by one in every row (the probabilities minus the one-hot target); otherwise the "
+                                     "right word is pushed down like the wrong ones.",
+    "cross-entropy-gradient-sign": "The gradient has the wrong sign: it is the probabilities minus the one-hot "
+                                   "target, not the other way round. A step against the gradient must raise the "
+                                   "target's logit and lower the others.",
+    "cross-entropy-log-underflow": "For huge logits the probability of the target underflowed to 0, so its log "
+                                   "became minus infinity and the loss infinite. Compute the log-probability directly: "
+                                   "the target's logit minus the log of the row's sum of exponentials (taken after "
+                                   "subtracting the row maximum), never the log of a probability.",
+    "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of "
+                                    "one entry per row. Row i needs only its own target: pair each row number with "
+                                    "its target when you pick the log-probabilities.",
+    "cross-entropy-loss-per-row": "The loss came back as one number per row; the exercise asks for their mean, a "
+                                  "single number.",
+    "attention-backward-scale-dropped": "The gradient of the scores was not multiplied by the scale. The forward "
+                                        "pass multiplies the scores by one over the root of d, so the gradient that "
+                                        "reaches Q and K carries the same factor (dV does not).",
+    "attention-backward-scale-twice": "The scale was applied twice on the way back: dQ and dK are one over the root "
+                                      "of d too small. The forward pass scales the scores once, so the backward "
+                                      "pass multiplies by that factor once.",
+    "attention-backward-dq-dk-swapped": "dQ and dK came back in each other's places. dQ has one row per query and "
+                                        "dK one row per key; the gradient of the scores reaches Q through K and "
+                                        "reaches K through Q.",
+    "attention-backward-transpose-missing": "A transpose is missing in a backward product. The gradient of each "
+                                            "factor of a matrix product is the upstream gradient times the other "
+                                            "factor transposed, on the side that makes the shapes line up: dV needs "
+                                            "A transposed, dK needs the gradient of the scores transposed.",
+    "attention-backward-mask-ignored": "The backward pass recomputed A without the causal mask, so gradient flows "
+                                       "through scores the forward pass hid. Masked entries have weight zero and "
+                                       "get exactly zero gradient: recompute A with the forward pass's mask.",
+    "layer-norm-backward-no-correction": "dX treats the row mean and the row standard deviation as constants: it is "
+                                         "the upstream gradient times g divided by the standard deviation, and "
+                                         "nothing more. Both statistics depend on every entry of the row, which "
+                                         "adds two corrections.",
+    "layer-norm-backward-mean-term-missing": "dX lacks the correction from the row mean. The mean depends on every "
+                                             "entry of the row, so each row of the gradient of the normalised row "
+                                             "loses its average before the division by the standard deviation.",
+    "layer-norm-backward-variance-term-missing": "dX lacks the correction from the row variance. The standard "
+                                                 "deviation depends on every entry of the row, so each row also "
+                                                 "loses its component along the normalised row: the normalised row "
+                                                 "times the row average of its product with the gradient.",
+    "layer-norm-backward-gain-ignored": "g was left out of dX. The forward pass multiplies the normalised row by g, "
+                                        "so the gradient reaching the normalised row is dY times g, before the two "
+                                        "corrections.",
+    "layer-norm-backward-gain-applied-late": "g was applied after the corrections instead of before. The "
+                                             "corrections act on the gradient of the normalised row, which is dY "
+                                             "times g: multiply first, then remove the row mean and the component "
+                                             "along the normalised row.",
+    "layer-norm-backward-dg-uses-x": "dg used the raw input X. The gain multiplies the normalised input, so dg "
+                                     "collects dY times the normalised X over the rows.",
+    "layer-norm-backward-sums-wrong-axis": "dg and db were summed along each row, over the features. Every row uses "
+                                           "the same gain and bias for a feature, so the sums run over the rows and "
+                                           "give one number per feature.",
+    "layer-norm-backward-std-missing": "dX was not divided by the row's standard deviation (with eps inside its "
+                                       "root). The forward pass divides each centred row by it, so the gradient is "
+                                       "divided by it too.",
+}
+
+NUDGES = {
+    "cross-entropy-not-averaged": "Compare your loss with the mean of the per-row losses.",
+    "cross-entropy-gradient-not-averaged": "Look at the last step of your gradient: does it share the factor of one "
+                                           "over n that the loss has?",
+    "cross-entropy-one-hot-missing": "Add up one row of your gradient: it should come to zero.",
+    "cross-entropy-gradient-sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
+    "cross-entropy-log-underflow": "Look at the probe with huge logits: print the number your code takes the log of.",
+    "cross-entropy-target-columns": "Print the shape of the log-probabilities you average: one per row.",
+    "cross-entropy-loss-per-row": "Look at the shape of your loss: a single number.",
+    "attention-backward-scale-dropped": "Look at the step between your softmax backward and the products that give "
+                                        "dQ and dK: which factor of the forward pass is missing?",
+    "attention-backward-scale-twice": "Count how many times the scale enters your dQ and dK.",
+    "attention-backward-dq-dk-swapped": "Write the shape next to each array you return: the one with a row per "
+                                        "query comes first.",
+    "attention-backward-transpose-missing": "Write the shapes next to each backward product: dV is (n_k, d_v) and "
+                                            "dK is (n_k, d).",
+    "attention-backward-mask-ignored": "Look at how you recompute A: does it use the causal flag?",
+    "layer-norm-backward-no-correction": "Count the terms in your dX: the mean and the variance each add one.",
+    "layer-norm-backward-mean-term-missing": "Add up each row of your dX: the sums should be zero.",
+    "layer-norm-backward-variance-term-missing": "Multiply each row of your dX by the centred row of X and add it "
+                                                 "up: it should be almost zero.",
+    "layer-norm-backward-gain-ignored": "Look for g in your dX: where does it enter?",
+    "layer-norm-backward-gain-applied-late": "Look at where g enters your dX: before or after the row averages?",
+    "layer-norm-backward-dg-uses-x": "Look at what multiplies dY in your dg.",
+    "layer-norm-backward-sums-wrong-axis": "Print the shapes of your dg and db: one number per feature.",
+    "layer-norm-backward-std-missing": "Look at the last step of your dX: which per-row factor of the forward pass "
+                                       "should it carry?",
 }

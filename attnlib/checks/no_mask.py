@@ -1,4 +1,7 @@
-"""Lesson 13, attention without a mask: cross_attention (queries from X, keys and values from Z)."""
+"""Lesson 13, attention without a mask: padding_mask and cross_attention (queries from X, keys and values
+from Z)."""
+import numpy as np
+
 import attnlib as al
 from .mask_and_softmax import kq_instead_of_qk, scale_missing, softmax_wrong_axis
 from .pieces import attention, weights
@@ -39,6 +42,80 @@ def cross_with(wrong_weights):
     return wrong_cross
 
 
+# padding_mask(n_q, n_valid, n_k) --------------------------------------------------------------------------------
+
+def padding_mask(n_q, n_valid, n_k):
+    """Reference: (n_q, n_k) additive mask, 0.0 on the n_valid real keys, -inf on the padding after them."""
+    row = np.where(np.arange(n_k) < n_valid, 0.0, -np.inf)  # (n_k,)
+    return np.tile(row, (n_q, 1))
+
+
+def _padding_where(n_q, n_k, keep, fill=-np.inf):
+    i, j = np.indices((n_q, n_k))
+    return np.where(keep(i, j), 0.0, fill)
+
+
+def padding_inverted(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: j >= n_valid)
+
+
+def padding_one_too_many(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: j <= n_valid)
+
+
+def padding_one_too_few(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: j < n_valid - 1)
+
+
+def padding_finite(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: j < n_valid, -1e9)
+
+
+def padding_multiplicative(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: j < n_valid, 0.0) + (np.arange(n_k) < n_valid)
+
+
+def padding_on_the_queries(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: i < n_valid)
+
+
+def padding_plus_causal(n_q, n_valid, n_k):
+    return _padding_where(n_q, n_k, lambda i, j: (j < n_valid) & (j <= i + n_k - n_q))
+
+
+def padding_transposed(n_q, n_valid, n_k):
+    return padding_mask(n_k, n_valid, n_q).T
+
+
+def _padding_probe(n_q, n_valid, n_k):
+    return Probe((n_q, n_valid, n_k), names=("n_q", "n_valid", "n_k"), rows=tokens(n_q),
+                 cols=tokens(n_valid) + ["<pad>"] * (n_k - n_valid))
+
+
+PADDING_MASK = Exercise(
+    name="padding_mask",
+    reference=padding_mask,
+    probes=[_padding_probe(3, 4, 6), _padding_probe(5, 2, 4), _padding_probe(4, 4, 4), _padding_probe(2, 1, 5),
+            _padding_probe(6, 5, 7), _padding_probe(1, 3, 3)],
+    mistakes=[("padding-mask-inverted", padding_inverted),
+              ("padding-mask-off-by-one", padding_one_too_many),
+              ("padding-mask-off-by-one", padding_one_too_few),
+              ("mask-finite-value", padding_finite),
+              ("mask-multiplicative", padding_multiplicative),
+              ("padding-mask-on-queries", padding_on_the_queries),
+              ("padding-mask-causal", padding_plus_causal),
+              ("padding-mask-transposed", padding_transposed)],
+    verified="0 on the first n_valid keys and −∞ on the padding, the same for every query, with and without "
+             "padding and with more or fewer queries than keys",
+    hint1="A batch of sentences of different lengths is padded to one length with filler tokens. Nobody may attend "
+          "to the filler: every query hides the same columns, the keys from n_valid on.",
+    hint2="The mask depends on the column (the key) only, never on the row: columns before n_valid stay 0, the "
+          "padding columns get minus infinity. The result is a float array of shape (n_q, n_k), with no causal "
+          "part.",
+    formula="M[i, j] = 0 if j < n_valid else −∞, for every row i",
+)
+
+
 def _cross_probe(seed, n_x, n_z, d_model, d_head, d_v, spread=1.0):
     args = (rand(seed, n_x, d_model, scale=spread), rand(seed + 1, n_z, d_model, scale=spread),
             rand(seed + 2, d_model, d_head), rand(seed + 3, d_model, d_head), rand(seed + 4, d_model, d_v))
@@ -46,6 +123,7 @@ def _cross_probe(seed, n_x, n_z, d_model, d_head, d_v, spread=1.0):
 
 
 EXERCISES = [
+    PADDING_MASK,
     Exercise(
         name="cross_attention",
         uses=('softmax',),
@@ -62,7 +140,9 @@ EXERCISES = [
                   ("kq-instead-of-qk", cross_with(kq_instead_of_qk))],
         verified="queries from X, keys and values from Z, no mask, scaled by √d_head, including huge scores",
         hint1="Every query of X may look at every position of Z: nothing in Z is 'the future' of X.",
-        hint2="Q = X @ Wq, K = Z @ Wk, V = Z @ Wv, then softmax(Q Kᵀ / √d) V with no mask.",
+        hint2="The queries come from X, the keys and the values both from Z, each through its own weight matrix. "
+              "Scale the scores by the square root of the query width, take the softmax along each row and leave "
+              "out any mask: the result has one row per row of X.",
         formula="O = softmax((X Wq)(Z Wk)ᵀ / √d) Z Wv",
     ),
 ]
@@ -88,7 +168,36 @@ def _cross_intermediates(X, Z, Wq, Wk, Wv):
     return [("returns-weights", weights(X @ Wq, Z @ Wk, causal=False))]
 
 
+def padding_pattern(f, seen):
+    """Read a boolean mask off its dtype."""
+    for _p, o, _e in seen:
+        if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind == "b":
+            return "mask-boolean"
+    return None
+
+
 FINDINGS = {
+    "padding_mask": [padding_pattern],
     "cross_attention": [every_key_visible, scale_finding(cross_attention, 2, _cross_sizes), huge_scores(0),
                         intermediates(_cross_intermediates)],
+}
+
+
+DIAGNOSES = {
+    "padding-mask-inverted": "The mask hides the real tokens and keeps the padding; it is the other way round: 0 on "
+                             "the first n_valid keys, −∞ after them.",
+    "padding-mask-off-by-one": "The boundary is one column off: the real tokens are columns 0 to n_valid − 1, and "
+                               "the padding starts at column n_valid.",
+    "padding-mask-on-queries": "The mask hides rows (queries) instead of columns (keys); padding is a key that no "
+                               "query may attend to, so every row hides the same columns.",
+    "padding-mask-causal": "A causal mask was added to the padding mask; this mask hides the padding only.",
+    "padding-mask-transposed": "The mask has its rows and columns swapped: rows are queries, columns are keys.",
+}
+
+NUDGES = {
+    "padding-mask-inverted": "Look at which columns get 0 and which get minus infinity.",
+    "padding-mask-off-by-one": "Print the first padding column of your mask and compare it with n_valid.",
+    "padding-mask-on-queries": "Look at whether your condition uses the row index or the column index.",
+    "padding-mask-causal": "Look for a condition that compares the row with the column.",
+    "padding-mask-transposed": "Print the shape of your mask: rows are queries.",
 }

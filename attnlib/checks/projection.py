@@ -1,12 +1,44 @@
-"""Lesson 01, one vector through one matrix: project."""
+"""Lesson 01, one vector through one matrix: project, and compose (two projections in a row are one)."""
+import numpy as np
+
 import attnlib as al
 from .probes import features, rand
 from .properties import intermediates
 from .spec import Exercise, Probe
 
 
+# project(x, W) ---------------------------------------------------------------------------------------------------
+
 def w_times_x(x, W):
     return W @ x
+
+
+# compose(W1, W2) -------------------------------------------------------------------------------------------------
+
+def compose(W1, W2):
+    """Reference: the one matrix W (d_in, d_out) with x @ W1 @ W2 == x @ W for every x."""
+    return W1 @ W2  # (d_in, d_mid) @ (d_mid, d_out) -> (d_in, d_out)
+
+
+def second_matrix_first(W1, W2):
+    return W2 @ W1
+
+
+def entry_by_entry(W1, W2):
+    return W1 * W2
+
+
+def matrices_added(W1, W2):
+    return W1 + W2
+
+
+def composed_transposed(W1, W2):
+    return (W1 @ W2).T
+
+
+def _pair(seed, d_in, d_mid, d_out, dtype=float):
+    return Probe((rand(seed, d_in, d_mid).astype(dtype), rand(seed + 1, d_mid, d_out).astype(dtype)),
+                 names=("W1", "W2"), cols=features(d_out))
 
 
 EXERCISES = [
@@ -18,9 +50,28 @@ EXERCISES = [
                 Probe((rand(5, 3), rand(6, 3, 3)), names=("x", "W"), cols=features(3))],
         mistakes=[("weights-transposed", w_times_x)],
         verified="x @ W for three (x, W) pairs, square and non-square",
-        hint1="A projection makes each output feature j a weighted sum of the input features, with weights W[:, j].",
-        hint2="With a row vector x of shape (d_in,) and W of shape (d_in, d_out), the product is x @ W.",
-        formula="x' = x @ W",
+        hint1="A projection makes each output feature a weighted sum of the input features; the weights of "
+              "output feature j are the entries of column j of W.",
+        hint2="Look at the shapes: x has d_in entries and W is (d_in, d_out), so the sum runs over the first "
+              "axis of W and leaves d_out numbers.",
+        formula="x' = x @ W, i.e. x'[j] = sum over i of x[i] * W[i, j]",
+    ),
+    Exercise(
+        name="compose",
+        uses=("project",),
+        reference=compose,
+        probes=[_pair(100, 4, 3, 5), _pair(102, 3, 3, 3), _pair(104, 2, 6, 2), _pair(106, 5, 1, 3),
+                _pair(108, 4, 4, 4, np.float32), _pair(110, 3, 5, 3)],
+        mistakes=[("compose-order-swapped", second_matrix_first),
+                  ("compose-elementwise", entry_by_entry),
+                  ("compose-added", matrices_added),
+                  ("output-transposed", composed_transposed)],
+        verified="one (d_in, d_out) matrix equal to W1 then W2, for square, non-square, rank-1 and float32 pairs",
+        hint1="Applying W1 and then W2 to a row vector is linear in x, so a single matrix does both steps; "
+              "its column j says how output feature j is built from the input features.",
+        hint2="Follow the shapes: x (d_in,) meets W1 first, and its result (d_mid,) meets W2; the matrix you "
+              "return must accept d_in features and give d_out, summing over the d_mid middle features.",
+        formula="W = W1 @ W2, since (x @ W1) @ W2 = x @ (W1 @ W2)",
     ),
 ]
 
@@ -31,4 +82,20 @@ FINDINGS = {
         ("sum-wrong-axis", (x[:, None] * W).sum(axis=1)),
         ("mean-instead-of-sum", x @ W / len(x)),
     ])],
+}
+
+DIAGNOSES = {
+    "compose-order-swapped": "The two matrices were multiplied in the opposite order. The row vector meets "
+                             "W1 first and W2 second, so W1 comes first in the product (the inner sizes must "
+                             "both be d_mid).",
+    "compose-elementwise": "The matrices were multiplied entry by entry. Chaining two projections sums over "
+                           "the middle features, one sum per (input, output) pair: that is a matrix product.",
+    "compose-added": "The two matrices were added. One projection after the other multiplies them; adding "
+                     "would apply both to the same x side by side and sum the results.",
+}
+
+NUDGES = {
+    "compose-order-swapped": "Write the shapes of W1 and W2 next to your product, in the order you multiply.",
+    "compose-elementwise": "Look at the operator between W1 and W2: does it sum over the middle axis?",
+    "compose-added": "Look at the operator between W1 and W2: what does the second projection receive?",
 }

@@ -395,7 +395,10 @@ _abs, _isfinite, _isnan, _str_ = np.abs, np.isfinite, np.isnan, np.str_
 
 
 def is_number_array(x):
-    return isinstance(x, (_ndarray, _generic)) and _asarray(x).dtype.kind in "fiu"
+    """A numeric numpy array or scalar, or a Python int or float (a scalar answer may be either); never a bool."""
+    if isinstance(x, bool):
+        return False
+    return isinstance(x, (int, float)) or (isinstance(x, (_ndarray, _generic)) and _asarray(x).dtype.kind in "fiu")
 
 
 def words(x):

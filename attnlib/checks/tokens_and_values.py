@@ -1,4 +1,4 @@
-"""Lesson 03, tokens and values: values (a sentence as X, then V = X Wv)."""
+"""Lesson 03, tokens and values: values (a sentence as X, then V = X Wv) and one_hot (a lookup as a product)."""
 import numpy as np
 
 from .probes import features, rand
@@ -37,6 +37,42 @@ def _probe(sentence, table, Wv):
                  cols=features(Wv.shape[1], "v"))
 
 
+# one_hot(ids, vocab_size) ---------------------------------------------------------------------------------------
+
+def one_hot(ids, vocab_size):
+    """Reference: (n, vocab_size) floats, row i all zeros except a 1.0 in column ids[i]."""
+    out = np.zeros((len(ids), vocab_size))
+    out[np.arange(len(ids)), ids] = 1.0
+    return out
+
+
+def width_from_the_ids(ids, vocab_size):
+    return np.eye(int(np.max(ids)) + 1)[ids]
+
+
+def each_id_once(ids, vocab_size):
+    return np.eye(vocab_size)[np.unique(ids)]
+
+
+def ids_along_the_columns(ids, vocab_size):
+    return one_hot(ids, vocab_size).T
+
+
+def every_row_marks_every_id(ids, vocab_size):
+    out = np.zeros((len(ids), vocab_size))
+    out[:, ids] = 1.0
+    return out
+
+
+VOCAB = ["and", "cat", "dog", "mat", "on", "sat", "the", "then"]  # a small sorted vocabulary: word i has id i
+
+
+def _ids_probe(ids, vocab_size, words=None):
+    ids = np.asarray(ids)
+    return Probe((ids, vocab_size), names=("ids", "vocab_size"), rows=words,
+                 cols=VOCAB if vocab_size == len(VOCAB) else features(vocab_size, "id"))
+
+
 S1 = "the cat sat on the mat".split()
 S2 = "the dog and the cat and the mat".split()
 
@@ -54,8 +90,29 @@ EXERCISES = [
         verified="one row per token (repeats included), in sentence order, times Wv",
         hint1="First build X: one row per token, looked up in the table; "
               "a word that appears twice gives two equal rows.",
-        hint2="X = np.array([table[t] for t in tokens]) is (n, d_model); then V = X @ Wv.",
-        formula="V = X @ Wv, X[i] = table[tokens[i]]",
+        hint2="Walk through the tokens in sentence order and stack their table vectors into an (n, d_model) "
+              "matrix, one row per token; then project it with Wv, whose first axis has d_model rows.",
+        formula="X = np.array([table[t] for t in tokens])  # (n, d_model);  V = X @ Wv",
+    ),
+    Exercise(
+        name="one_hot",
+        reference=one_hot,
+        probes=[_ids_probe([VOCAB.index(w) for w in S1], len(VOCAB), S1),
+                _ids_probe([0, 1, 1, 0, 2, 2, 1], 3),
+                _ids_probe([4], 5),
+                _ids_probe(np.array([5, 0, 3, 5], dtype=np.int32), 6),
+                _ids_probe([2, 7, 0, 2, 6], 11)],
+        mistakes=[("one-hot-width-from-ids", width_from_the_ids),
+                  ("tokens-deduplicated", each_id_once),
+                  ("one-hot-marks-every-id", every_row_marks_every_id),
+                  ("output-transposed", ids_along_the_columns)],
+        verified="one row per id (repeats included) with a single 1.0 in its column, vocab_size columns wide, "
+                 "for more ids than words, a single id and int32 ids",
+        hint1="A one-hot row stands for one token: as many entries as words in the vocabulary, all 0 except "
+              "a 1 in the column of that token's id. Multiplying it with the table picks out that word's row.",
+        hint2="Make the result as wide as the vocabulary whatever ids this sentence holds, give every id its "
+              "own row in order (a repeated id gives a repeated row), and put exactly one 1 in each row.",
+        formula="out = np.zeros((n, vocab_size)); out[np.arange(n), ids] = 1.0  (the same as np.eye(vocab_size)[ids])",
     ),
 ]
 
@@ -64,4 +121,17 @@ FINDINGS = {
     "values": [intermediates(lambda tokens, table, Wv: [
         ("projection-missing", np.array([table[t] for t in tokens])),
     ])],
+}
+
+DIAGNOSES = {
+    "one-hot-width-from-ids": "The number of columns came from the largest id in these ids. It must be "
+                              "vocab_size, so that the rows line up with the rows of the embedding table "
+                              "whatever words the sentence happens to use.",
+    "one-hot-marks-every-id": "Every row got a 1 in the column of every id of the sentence. Row i marks only "
+                              "the column of its own token.",
+}
+
+NUDGES = {
+    "one-hot-width-from-ids": "Look at where the number of columns of your result comes from.",
+    "one-hot-marks-every-id": "Look at the line that writes the ones: which rows does it reach?",
 }

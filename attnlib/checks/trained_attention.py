@@ -1,4 +1,4 @@
-"""Lesson 12, attention trained: most_attended."""
+"""Lesson 12, attention trained: most_attended and attention_entropy."""
 import numpy as np
 
 import attnlib as al
@@ -74,3 +74,111 @@ EXERCISES = [
         formula="answer[i] = tokens[j] for the first j with A[i, j] = max(A[i, :])",
     ),
 ]
+
+
+# attention_entropy(A) --------------------------------------------------------------------------------------------
+
+def attention_entropy(A):
+    """Reference: A (n_q, n_k) rows of weights -> (n_q,) entropy of each row in nats, with 0 log 0 = 0."""
+    logs = np.log(np.where(A > 0, A, 1.0))  # log 1 = 0 where a weight is 0
+    return 0.0 - (A * logs).sum(axis=1)  # 0.0 - keeps a one-hot row at +0.0
+
+
+def entropy_nan_from_zeros(A):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -(A * np.log(A)).sum(axis=1)
+
+
+def entropy_sign_missing(A):
+    return -attention_entropy(A)
+
+
+def entropy_in_bits(A):
+    return attention_entropy(A) / np.log(2.0)
+
+
+def entropy_down_the_columns(A):
+    logs = np.log(np.where(A > 0, A, 1.0))
+    return -(A * logs).sum(axis=0)
+
+
+def entropy_mean_not_sum(A):
+    return attention_entropy(A) / A.shape[1]
+
+
+def entropy_normalised(A):
+    return attention_entropy(A) / np.log(A.shape[1])
+
+
+def entropy_of_the_whole_matrix(A):
+    logs = np.log(np.where(A > 0, A, 1.0))
+    return np.full(A.shape[0], -(A * logs).sum())
+
+
+def _entropy_probe(A, rows=None):
+    return Probe((A,), names=("A",), rows=rows)
+
+
+def _peaked_and_flat(n):
+    """Rows that are one-hot (entropy 0) and rows spread evenly over 1, 2, ... keys (entropy log m)."""
+    A = np.zeros((n, n + 1))
+    for i in range(n):
+        if i % 2:
+            A[i, : i + 1] = 1.0 / (i + 1)
+        else:
+            A[i, i] = 1.0
+    return A
+
+
+ENTROPY_PROBES = [
+    _entropy_probe(al.softmax(rand(650, 6, 6, scale=2.0) + al.causal_mask(6)), WORDS[:6]),
+    _entropy_probe(al.attention_weights(rand(652, 3, 4, scale=2.0), rand(653, 5, 4, scale=2.0)), WORDS[2:5]),
+    _entropy_probe(al.uniform_causal_weights(5), WORDS[:5]),
+    _entropy_probe(_peaked_and_flat(4)),
+    _entropy_probe(al.softmax(rand(654, 4, 7, scale=3.0))),
+]
+
+EXERCISES.append(Exercise(
+    name="attention_entropy",
+    reference=attention_entropy,
+    probes=ENTROPY_PROBES,
+    mistakes=[("entropy-nan-from-zeros", entropy_nan_from_zeros),
+              ("entropy-sign", entropy_sign_missing),
+              ("entropy-in-bits", entropy_in_bits),
+              ("entropy-wrong-axis", entropy_down_the_columns),
+              ("entropy-whole-matrix", entropy_of_the_whole_matrix),
+              ("entropy-mean-not-sum", entropy_mean_not_sum),
+              ("entropy-normalised", entropy_normalised)],
+    verified="the entropy of each row in nats: causal rows with masked zeros, a cached A, exact one-hot and "
+             "evenly spread rows, and an unmasked A",
+    hint1="Entropy measures how spread out a row of weights is: 0 when all the weight sits on one key, log m when it "
+          "is shared evenly by m keys. Each weight contributes minus itself times its own logarithm.",
+    hint2="Work along each row (over the keys) and use the natural logarithm. A masked weight is exactly 0 and its "
+          "logarithm is minus infinity; its term must count as 0, so keep the zeros away from the logarithm "
+          "instead of multiplying 0 by minus infinity. Every entropy is zero or positive.",
+    formula="H[i] = −Σ_j A[i, j] · ln A[i, j], with 0 · ln 0 = 0",
+))
+
+
+DIAGNOSES = {
+    "entropy-nan-from-zeros": "A weight of 0 gave 0 times minus infinity, which is NaN. By convention a zero "
+                              "weight contributes 0 to the entropy: leave those terms out.",
+    "entropy-sign": "The entropy came out negative: the logarithm of a weight below 1 is negative, so the sum "
+                    "needs a minus sign in front.",
+    "entropy-in-bits": "The entropy is in bits (base-2 logarithm); this exercise measures it in nats, with the "
+                       "natural logarithm.",
+    "entropy-wrong-axis": "The sum ran down the columns; one query's weights are a row, so sum along each row.",
+    "entropy-whole-matrix": "The entropy of the whole matrix was given to every row; each row has its own.",
+    "entropy-mean-not-sum": "The terms were averaged over the keys; the entropy is their sum.",
+    "entropy-normalised": "The entropy was divided by the log of the number of keys; return it as it is, in nats.",
+}
+
+NUDGES = {
+    "entropy-nan-from-zeros": "Look at what your code does with a weight of exactly 0 (a masked key).",
+    "entropy-sign": "Look at the sign of your result: can a spread-out row have a negative entropy?",
+    "entropy-in-bits": "Look at which logarithm you use.",
+    "entropy-wrong-axis": "Look at the axis of your sum: which axis holds one query's weights?",
+    "entropy-whole-matrix": "Look at your sum: does it keep one value per row?",
+    "entropy-mean-not-sum": "Look at the reduction over the keys: mean or sum?",
+    "entropy-normalised": "Look for a division after the sum.",
+}

@@ -208,3 +208,213 @@ RIGHT = {
     "causal_average": [avg_loop, avg_matrix, avg_float32],
     "similarity": [sim_einsum, sim_loops, sim_float32],
 }
+
+
+# -- added with the exercises compose (01), matmul_cost (02), one_hot (03), learned_scores (05) ----------------
+import functools  # noqa: E402
+import math  # noqa: E402
+import operator  # noqa: E402
+
+# 01 compose -------------------------------------------------------------------
+
+
+def compose_backwards(W1, W2):
+    return np.dot(W2, W1)
+
+
+def compose_star(W1, W2):
+    return np.multiply(W1, W2)
+
+
+def compose_sum(W1, W2):
+    return W1 + W2
+
+
+def compose_transposes(W1, W2):
+    return W2.T @ W1.T
+
+
+def compose_einsum(W1, W2):
+    return np.einsum("im,mo->io", W1, W2)
+
+
+def compose_loops(W1, W2):
+    W = np.zeros((W1.shape[0], W2.shape[1]))
+    for i in range(W1.shape[0]):
+        for j in range(W2.shape[1]):
+            for m in range(W1.shape[1]):
+                W[i, j] += W1[i, m] * W2[m, j]
+    return W
+
+
+def compose_basis_vectors(W1, W2):
+    rows = [(e @ W1) @ W2 for e in np.eye(W1.shape[0])]  # where each input feature ends up
+    return np.array(rows)
+
+
+def compose_float32(W1, W2):
+    return np.matmul(W1.astype(np.float32), W2.astype(np.float32))
+
+
+# 02 matmul_cost ---------------------------------------------------------------
+
+
+def cost_entries(n, d_in, d_out):
+    return n * d_out
+
+
+def cost_flops(n, d_in, d_out):
+    return n * d_out * (2 * d_in)
+
+
+def cost_single_row(n, d_in, d_out):
+    return d_in * d_out
+
+
+def cost_int32(n, d_in, d_out):
+    return int(np.int32(n) * d_in * d_out)
+
+
+def cost_float_then_int(n, d_in, d_out):
+    return int(np.prod([n, d_in, d_out], dtype=np.float64))
+
+
+def cost_as_float(n, d_in, d_out):
+    return n * d_in * d_out * 1.0
+
+
+def cost_math_prod(n, d_in, d_out):
+    return math.prod([n, d_in, d_out])
+
+
+def cost_per_row(n, d_in, d_out):
+    per_entry = d_in
+    per_row = per_entry * d_out
+    return n * per_row
+
+
+def cost_reduce(n, d_in, d_out):
+    return functools.reduce(operator.mul, (n, d_in, d_out), 1)
+
+
+def cost_int64(n, d_in, d_out):
+    return np.array([n, d_in, d_out], dtype=np.int64).prod()
+
+
+# 03 one_hot -------------------------------------------------------------------
+
+
+def oh_width_from_max(ids, vocab_size):
+    out = np.zeros((len(ids), ids.max() + 1))
+    for i, t in enumerate(ids):
+        out[i, t] = 1
+    return out
+
+
+def oh_unique(ids, vocab_size):
+    out = np.zeros((len(set(ids.tolist())), vocab_size))
+    for i, t in enumerate(sorted(set(ids.tolist()))):
+        out[i, t] = 1.0
+    return out
+
+
+def oh_fancy_columns(ids, vocab_size):
+    out = np.zeros((len(ids), vocab_size))
+    out[:, ids] = 1
+    return out
+
+
+def oh_boolean(ids, vocab_size):
+    return ids[:, None] == np.arange(vocab_size)[None, :]
+
+
+def oh_columns_are_tokens(ids, vocab_size):
+    return np.eye(vocab_size)[:, ids]
+
+
+def oh_eye(ids, vocab_size):
+    return np.eye(vocab_size)[ids]
+
+
+def oh_loop(ids, vocab_size):
+    rows = []
+    for t in ids:
+        row = [0.0] * vocab_size
+        row[int(t)] = 1.0
+        rows.append(row)
+    return np.array(rows).reshape(len(ids), vocab_size)
+
+
+def oh_compare(ids, vocab_size):
+    return (ids.reshape(-1, 1) == np.arange(vocab_size)).astype(float)
+
+
+def oh_float32(ids, vocab_size):
+    out = np.zeros((ids.shape[0], vocab_size), dtype=np.float32)
+    out[np.arange(ids.shape[0]), ids] = 1
+    return out
+
+
+# 05 learned_scores ------------------------------------------------------------
+
+
+def ls_keys_first(X, Wq, Wk):
+    Q, K = X @ Wq, X @ Wk
+    return K @ Q.T
+
+
+def ls_wq_twice(X, Wq, Wk):
+    Q = X @ Wq
+    return Q @ Q.T
+
+
+def ls_scaled(X, Wq, Wk):
+    Q, K = X @ Wq, X @ Wk
+    return Q @ K.T / np.sqrt(Q.shape[-1])
+
+
+def ls_no_weights(X, Wq, Wk):
+    return X @ X.T
+
+
+def ls_einsum(X, Wq, Wk):
+    return np.einsum("ia,ad,jb,bd->ij", X, Wq, X, Wk)
+
+
+def ls_bilinear(X, Wq, Wk):
+    return X @ (Wq @ Wk.T) @ X.T  # one (d_model, d_model) matrix between the tokens
+
+
+def ls_loops(X, Wq, Wk):
+    n = X.shape[0]
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            S[i, j] = (X[i] @ Wq) @ (X[j] @ Wk)
+    return S
+
+
+def ls_float32(X, Wq, Wk):
+    Q = X.astype(np.float32) @ Wq.astype(np.float32)
+    K = X.astype(np.float32) @ Wk.astype(np.float32)
+    return Q @ K.T
+
+
+WRONG.update({
+    "compose": [("compose-order-swapped", compose_backwards), ("compose-elementwise", compose_star),
+                ("compose-added", compose_sum), ("output-transposed", compose_transposes)],
+    "matmul_cost": [("cost-counts-outputs", cost_entries), ("cost-counts-additions", cost_flops),
+                    ("cost-one-row", cost_single_row), ("integer-overflow", cost_int32),
+                    ("count-rounded", cost_float_then_int), ("returns-float", cost_as_float)],
+    "one_hot": [("one-hot-width-from-ids", oh_width_from_max), ("tokens-deduplicated", oh_unique),
+                ("one-hot-marks-every-id", oh_fancy_columns), ("wrong-dtype", oh_boolean),
+                ("output-transposed", oh_columns_are_tokens)],
+    "learned_scores": [("kq-instead-of-qk", ls_keys_first), ("wrong-argument-used", ls_wq_twice),
+                       ("similarity-scaled", ls_scaled), ("projection-missing", ls_no_weights)],
+})
+RIGHT.update({
+    "compose": [compose_einsum, compose_loops, compose_basis_vectors, compose_float32],
+    "matmul_cost": [cost_math_prod, cost_per_row, cost_reduce, cost_int64],
+    "one_hot": [oh_eye, oh_loop, oh_compare, oh_float32],
+    "learned_scores": [ls_einsum, ls_bilinear, ls_loops, ls_float32],
+})

@@ -259,3 +259,326 @@ RIGHT = {
     "cache_step": [cache_plain, cache_append, cache_list],
     "kv_cache_bytes": [kv_plain, kv_per_token, kv_math_prod],
 }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Notebook 13: padding_mask
+
+
+def pad_inverted(n_q, n_valid, n_k):
+    M = np.full((n_q, n_k), -np.inf)
+    M[:, n_valid:] = 0.0
+    return M
+
+
+def pad_bool(n_q, n_valid, n_k):
+    return np.arange(n_k)[None, :].repeat(n_q, axis=0) < n_valid
+
+
+def pad_includes_boundary(n_q, n_valid, n_k):
+    j = np.arange(n_k)
+    return np.tile(np.where(j <= n_valid, 0.0, -np.inf), (n_q, 1))
+
+
+def pad_big_negative(n_q, n_valid, n_k):
+    M = np.zeros((n_q, n_k))
+    M[:, n_valid:] = -1e9
+    return M
+
+
+def pad_rows(n_q, n_valid, n_k):
+    M = np.zeros((n_q, n_k))
+    M[n_valid:, :] = -np.inf
+    return M
+
+
+def pad_slice(n_q, n_valid, n_k):
+    M = np.zeros((n_q, n_k))
+    M[:, n_valid:] = -np.inf
+    return M
+
+
+def pad_loops(n_q, n_valid, n_k):
+    M = np.empty((n_q, n_k))
+    for i in range(n_q):
+        for j in range(n_k):
+            M[i, j] = 0.0 if j < n_valid else float("-inf")
+    return M
+
+
+def pad_broadcast(n_q, n_valid, n_k):
+    row = np.concatenate([np.zeros(n_valid), np.full(n_k - n_valid, -np.inf)])
+    return np.broadcast_to(row, (n_q, n_k)).copy()
+
+
+WRONG.update({
+    "padding_mask": [("padding-mask-inverted", pad_inverted), ("mask-boolean", pad_bool),
+                     ("padding-mask-off-by-one", pad_includes_boundary), ("mask-finite-value", pad_big_negative),
+                     ("padding-mask-on-queries", pad_rows)],
+})
+RIGHT.update({
+    "padding_mask": [pad_slice, pad_loops, pad_broadcast],
+})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Notebook 14: sample_next, generate, max_cached_tokens
+
+
+def smp_no_temperature(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    p = _softmax(np.asarray(logits, dtype=float))
+    total = 0.0
+    for i, pi in enumerate(p):
+        total += pi
+        if total > u:
+            return i
+    return len(p) - 1
+
+
+def smp_at_least(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    p = _softmax(np.asarray(logits, dtype=float) / temperature)
+    return int(np.argmax(np.cumsum(p) >= u))
+
+
+def smp_no_zero_branch(logits, temperature, u):
+    with np.errstate(all="ignore"):
+        p = _softmax(np.asarray(logits, dtype=float) / temperature)
+    return int(np.searchsorted(np.cumsum(p), u, side="right"))
+
+
+def smp_overflows(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    e = np.exp(np.asarray(logits, dtype=float) / temperature)
+    cdf = np.cumsum(e / e.sum())
+    hits = np.nonzero(cdf > u)[0]
+    return int(hits[0]) if len(hits) else len(cdf) - 1
+
+
+def smp_plain(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    z = np.asarray(logits, dtype=float) / temperature
+    cdf = np.cumsum(_softmax(z))
+    return int(min(np.searchsorted(cdf, u, side="right"), len(cdf) - 1))
+
+
+def smp_loop(logits, temperature, u):
+    import math
+    values = [float(x) for x in logits]
+    if temperature == 0:
+        return values.index(max(values))
+    top = max(values)
+    weights = [math.exp((x - top) / temperature) for x in values]
+    running, total = 0.0, sum(weights)
+    for i, w in enumerate(weights):
+        running += w / total
+        if running > u:
+            return i
+    return len(weights) - 1
+
+
+def smp_logsumexp(logits, temperature, u):
+    if temperature <= 0:
+        return int(np.argmax(logits))
+    z = np.asarray(logits, dtype=np.float32) / np.float32(temperature)
+    log_p = z - (z.max() + np.log(np.exp(z - z.max()).sum()))
+    above = np.flatnonzero(np.cumsum(np.exp(log_p)) > u)
+    return int(above[0]) if above.size else len(z) - 1
+
+
+def _embedding(p, token, position):
+    return p["tok_emb"][token] + p["pos_emb"][position]
+
+
+def gen_full_recompute(p, prompt, n_new, cache_step):
+    seq = list(prompt)
+    for _ in range(n_new):
+        X = p["tok_emb"][seq] + p["pos_emb"][:len(seq)]
+        Q, K, V = X @ p["Wq"], X @ p["Wk"], X @ p["Wv"]
+        o = _attend(Q[-1:], K, V)[0]  # the last row of causal attention is the newest token's
+        seq.append(int(np.argmax((X[-1] + o) @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_no_positions(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    for i in range(len(prompt) + n_new - 1):
+        x = p["tok_emb"][seq[i]]
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i + 1 >= len(prompt):
+            seq.append(int(np.argmax((x + o) @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_positions_from_1(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    for i in range(len(prompt) + n_new - 1):
+        x = _embedding(p, seq[i], i + 1)
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i + 1 >= len(prompt):
+            seq.append(int(np.argmax((x + o) @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_o_only(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    for i in range(len(prompt) + n_new - 1):
+        x = _embedding(p, seq[i], i)
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i + 1 >= len(prompt):
+            seq.append(int(np.argmax(o @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_range_short(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    for i in range(len(prompt) + n_new - 2):
+        x = _embedding(p, seq[i], i)
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i + 1 >= len(prompt):
+            seq.append(int(np.argmax((x + o) @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_own_cache_too(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    for i in range(len(prompt) + n_new - 1):
+        x = _embedding(p, seq[i], i)
+        k, v = x @ p["Wk"], x @ p["Wv"]
+        K, V = np.vstack([K, k]), np.vstack([V, v])  # appended here and again inside cache_step
+        o, K, V = cache_step(x @ p["Wq"], k, v, K, V)
+        if i + 1 >= len(prompt):
+            seq.append(int(np.argmax((x + o) @ p["W_out"])))
+    return np.array(seq)
+
+
+def gen_feeds_last(p, prompt, n_new, cache_step):
+    seq, d = list(prompt), p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    i = 0
+    while len(seq) < len(prompt) + n_new or i < len(seq):
+        x = _embedding(p, seq[i], i)
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i + 1 >= len(prompt) and len(seq) < len(prompt) + n_new:
+            seq.append(int(np.argmax((x + o) @ p["W_out"])))
+        i += 1
+    return np.array(seq)
+
+
+def gen_indexed(p, prompt, n_new, cache_step):
+    T, d = len(prompt), p["Wq"].shape[0]
+    out = np.zeros(T + n_new, dtype=int)
+    out[:T] = prompt
+    K, V = np.empty((0, d)), np.empty((0, d))
+    for i in range(T + n_new - 1):
+        x = p["tok_emb"][out[i]] + p["pos_emb"][i]
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        if i >= T - 1:
+            out[i + 1] = np.argmax((x + o) @ p["W_out"])
+    return out
+
+
+def gen_prompt_then_new(p, prompt, n_new, cache_step):
+    d = p["Wq"].shape[0]
+    K, V = np.zeros((0, d)), np.zeros((0, d))
+    seq, logits = [], None
+    for t in prompt:  # every prompt token, the last one included
+        x = _embedding(p, t, len(seq))
+        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        seq.append(int(t))
+        logits = (x + o) @ p["W_out"]
+    for j in range(n_new):
+        seq.append(int(np.argmax(logits)))
+        if j < n_new - 1:
+            x = _embedding(p, seq[-1], len(seq) - 1)
+            o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+            logits = (x + o) @ p["W_out"]
+    return np.array(seq, dtype=np.int64)
+
+
+def gen_einsum_probs(p, prompt, n_new, cache_step):
+    tokens = [int(t) for t in prompt]
+    K = V = np.empty((0, p["Wk"].shape[1]))
+    for i in range(len(prompt) + n_new - 1):
+        x = np.einsum("d->d", p["tok_emb"][tokens[i]]) + p["pos_emb"][i]
+        q, k, v = (np.einsum("d,de->e", x, p[w]) for w in ("Wq", "Wk", "Wv"))
+        o, K, V = cache_step(q, k, v, K, V)
+        if i >= len(prompt) - 1:
+            probs = _softmax(np.einsum("d,dv->v", x + o, p["W_out"]))  # the argmax of the probabilities
+            tokens.append(int(np.argmax(probs)))
+    return np.asarray(tokens)
+
+
+def mct_float(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return int(memory_bytes / (2 * n_layers * n_heads * d_head * batch * bytes_per_value))
+
+
+def mct_strict(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    per_token = 2 * n_layers * n_heads * d_head * batch * bytes_per_value
+    tokens = memory_bytes // per_token
+    if tokens * per_token == memory_bytes:  # "fits" taken as strictly less than the memory
+        tokens -= 1
+    return tokens
+
+
+def mct_ceil(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    import math
+    return math.ceil(memory_bytes / (2 * n_layers * n_heads * d_head * batch * bytes_per_value))
+
+
+def mct_no_two(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return memory_bytes // (n_layers * n_heads * d_head * batch * bytes_per_value)
+
+
+def mct_first_too_many(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return memory_bytes // (2 * n_layers * n_heads * d_head * batch * bytes_per_value) + 1
+
+
+def mct_floordiv(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    return memory_bytes // (2 * n_layers * n_heads * d_head * batch * bytes_per_value)
+
+
+def mct_divmod(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    per_token = kv_plain(n_layers, n_heads, d_head, 1, batch, bytes_per_value)
+    tokens, _left_over = divmod(memory_bytes, per_token)
+    return tokens
+
+
+def mct_bisect(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
+    def fits(n):
+        return kv_per_token(n_layers, n_heads, d_head, n, batch, bytes_per_value) <= memory_bytes
+    lo, hi = 0, 1
+    while fits(hi):
+        hi *= 2
+    while hi - lo > 1:  # fits(lo) and not fits(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+WRONG.update({
+    "sample_next": [("sample-ignores-temperature", smp_no_temperature), ("sample-cumulative-at-least-u", smp_at_least),
+                    ("sample-temperature-zero", smp_no_zero_branch), ("softmax-no-max-subtraction", smp_overflows)],
+    "generate": [("cache-step-not-used", gen_full_recompute), ("positions-not-added", gen_no_positions),
+                 ("positions-off-by-one", gen_positions_from_1), ("residual-missing", gen_o_only),
+                 ("generate-stops-early", gen_range_short), ("cache-not-passed-back", gen_own_cache_too),
+                 ("cache-step-extra-call", gen_feeds_last)],
+    "max_cached_tokens": [("count-rounded", mct_float), ("max-tokens-exact-fit-excluded", mct_strict),
+                          ("max-tokens-rounded-up", mct_ceil), ("kv-cache-missing-factor-2", mct_no_two),
+                          ("max-tokens-does-not-fit", mct_first_too_many)],
+})
+RIGHT.update({
+    "sample_next": [smp_plain, smp_loop, smp_logsumexp],
+    "generate": [gen_indexed, gen_prompt_then_new, gen_einsum_probs],
+    "max_cached_tokens": [mct_floordiv, mct_divmod, mct_bisect],
+})

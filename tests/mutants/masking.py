@@ -277,3 +277,50 @@ RIGHT = {
     "softmax": [sm_moveaxis_loop, sm_logsumexp, sm_float32],
     "attention_weights": [aw_einsum, aw_loops, aw_renormalise, aw_float32],
 }
+
+
+# -- added with the exercise score_scale (06) -------------------------------------------------------------------
+import math  # noqa: E402
+
+
+def ss_over_d(d):
+    return 1.0 / np.asarray(d)
+
+
+def ss_sqrt_d(d):
+    return np.sqrt(d)
+
+
+def ss_one(d):
+    return np.float64(1)
+
+
+def ss_precedence(d):
+    return np.float64(d) ** -1 / 2
+
+
+def ss_measured(d):
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((1000, d)), rng.standard_normal((1000, d))
+    return 1.0 / np.std((q * k).sum(axis=1))
+
+
+def ss_numpy(d):
+    return 1 / np.sqrt(d)
+
+
+def ss_power(d):
+    return np.float64(d) ** -0.5
+
+
+def ss_root_of_inverse(d):
+    return np.sqrt(1.0 / d)
+
+
+def ss_math(d):
+    return 1 / math.sqrt(d)  # a Python float
+
+
+WRONG["score_scale"] = [("scale-by-d", ss_over_d), ("scale-inverted", ss_sqrt_d), ("scale-missing", ss_one),
+                        ("power-precedence", ss_precedence), ("score-scale-measured", ss_measured)]
+RIGHT["score_scale"] = [ss_numpy, ss_power, ss_root_of_inverse, ss_math]

@@ -66,3 +66,47 @@ WRONG = {
 RIGHT = {
     "most_attended": [ma_loop, ma_python_max, ma_float32, ma_tuple_of_words],
 }
+
+
+# attention_entropy ------------------------------------------------------------------------------------------------
+
+
+def ent_plain(A):
+    return -np.sum(A * np.log(A), axis=1)  # 0 * log 0 = 0 * -inf = NaN
+
+
+def ent_bits(A):
+    return -np.nansum(A * np.log2(A), axis=1)
+
+
+def ent_columns(A):
+    return -np.nansum(A * np.log(A), axis=0)
+
+
+def ent_no_minus(A):
+    logs = np.log(A, out=np.zeros_like(A), where=A > 0)
+    return (A * logs).sum(axis=1)
+
+
+def ent_nansum(A):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.nansum(A * np.log(A), axis=1)
+
+
+def ent_loop(A):
+    import math
+    return np.array([-sum(a * math.log(a) for a in row if a > 0) for row in A.tolist()])
+
+
+def ent_log_where(A):
+    logs = np.log(A, out=np.zeros_like(A), where=A > 0)
+    return -np.einsum("ij,ij->i", A, logs)
+
+
+def ent_masked_array(A):
+    return -(np.ma.masked_equal(A, 0.0) * np.ma.log(np.ma.masked_equal(A, 0.0))).sum(axis=1).filled(0.0)
+
+
+WRONG["attention_entropy"] = [("entropy-nan-from-zeros", ent_plain), ("entropy-in-bits", ent_bits),
+                              ("entropy-wrong-axis", ent_columns), ("entropy-sign", ent_no_minus)]
+RIGHT["attention_entropy"] = [ent_nansum, ent_loop, ent_log_where, ent_masked_array]
