@@ -48,6 +48,7 @@ ALL = {
     "heads-layers": lambda: widgets.heads_layers_explorer(*widgets.random_stack_maps()),
     "kv-cache": lambda: widgets.kv_cache_explorer(),
     "positions": lambda: widgets.positions_explorer(),
+    "ops": lambda: widgets.ops_explorer(steps=10),
 }
 
 
@@ -465,3 +466,70 @@ def test_attention_explorer_shows_a_given_head():
     assert ex.error is None and ex.state["A"].shape == (2, 2)
     with pytest.raises(ValueError, match="all of embed"):
         widgets.attention_explorer(embed=embed)
+
+
+# ----------------------------------------------------------------------------
+# ops (notebook 15): one broken piece inside TinyLM, against attnlib's own run
+
+def plain_training(ops, steps):
+    """TinyLM on the cat sentences from seed 0, trained as the explorer says it does: the loss of every step."""
+    from attnlib import TinyLM
+    from attnlib.data import SentenceTask
+    from attnlib.train import train
+    task = SentenceTask(seq_len=8)
+    model = TinyLM(len(task.tokenizer), d_model=16, n_heads=2, n_layers=2, max_len=8, seed=0, ops=ops)
+    return np.array(train(model, task, steps, lr=1e-2, batch_size=8, seed=0, warmup=5, progress=False))
+
+
+def test_ops_state_reference_is_attnlibs_own_training_and_the_broken_run_uses_the_broken_op():
+    s = widgets.ops_state("gelu: a ReLU", steps=6)
+    np.testing.assert_array_equal(s["ref_losses"], plain_training(None, 6))
+    np.testing.assert_array_equal(s["losses"], plain_training({"gelu": lambda X: np.maximum(X, 0.0)}, 6))
+    np.testing.assert_array_equal(s["gap"], np.abs(s["losses"] - s["ref_losses"]))
+    assert s["ops"] == ["gelu"] and s["kind"] == "forward" and s["first"] == 0
+
+
+@pytest.mark.parametrize("label", list(widgets.BROKEN))
+def test_ops_state_every_broken_piece_parts_at_the_first_step_it_is_used(label):
+    s = widgets.ops_state(label, steps=10)
+    expected = {"forward": 0, "backward": 1, "generation": None}[s["kind"]]
+    assert s["first"] == expected, (label, s["gap"][:3])
+    if expected == 1:
+        assert s["gap"][0] <= 1e-12 * s["ref_losses"][0]  # the first loss comes before any gradient
+    if expected is None:
+        assert s["gap"].max() <= 1e-12 * s["ref_losses"].max()
+
+
+def test_ops_state_generation_pieces_change_only_the_text():
+    s = widgets.ops_state("sample_next: always argmax", steps=10)
+    assert s["first"] is None and s["text"]["sampled"] == s["text"]["greedy"] == s["ref_text"]["greedy"]
+    assert s["ref_text"]["sampled"] != s["ref_text"]["greedy"]  # attnlib's sampler really samples
+    assert all(t.startswith("the cat ") and len(t.split()) == 8 for t in (*s["text"].values(), *s["ref_text"].values()))
+
+
+def test_ops_state_keeps_attnlibs_run_and_rejects_unknown_input():
+    from attnlib.widgets import ops as ops_module
+    widgets.ops_state("gelu: a ReLU", steps=10)
+    hits = ops_module._run.cache_info().hits
+    a = widgets.ops_state("cache_step: no 1/\u221ad", steps=10)
+    assert ops_module._run.cache_info().hits >= hits + 1  # attnlib's run of 10 steps was not trained again
+    a["ref_losses"][0] = 99.0  # a caller's copy: the kept run is untouched
+    assert widgets.ops_state("gelu: a ReLU", steps=10)["ref_losses"][0] != 99.0
+    with pytest.raises(ValueError, match="broken must be one of"):
+        widgets.ops_state("softmax: wrong axis")
+    with pytest.raises(ValueError, match="steps"):
+        widgets.ops_state("gelu: a ReLU", steps=0)
+
+
+def test_ops_explorer_dropdown_retrains_and_redraws():
+    ex = widgets.ops_explorer(steps=10)
+    assert ex.state["broken"] == "layer_norm_backward: a term missing" and ex.state["first"] == 1
+    assert "step 1" in ex.views["note"].value and 'src="data:image/png;base64,' in ex.views["curves"].value
+    image = ex.views["curves"].value
+    ex.controls["broken"].value = "cache_step: no 1/\u221ad"
+    assert ex.state["first"] is None and ex.state["ops"] == ["cache_step"]
+    assert "identical at every one of the 10 steps" in ex.views["note"].value
+    assert ex.views["curves"].value != image
+    ex.controls["steps"].value = 20
+    assert len(ex.state["losses"]) == 20 and ex.error is None
+

@@ -30,12 +30,13 @@ panels (class `ra-snapshot`), which renderers without a kernel show instead.
     heads-layers  heads_layers_explorer(A_stack, tokens)   heads_layers_state
     kv-cache      kv_cache_explorer(sentence, seed)        kv_cache_state
     positions     positions_explorer(sentence, P, seed)    positions_state
+    ops           ops_explorer(broken, steps, seed)        ops_state (BROKEN: the catalogue)
 
 `random_stack_maps(sentence, n_layers, n_heads, seed)` builds an A_stack from
 random transformer blocks, so the heads-layers explorer works without a trained model.
 
 Modules, in course order: explorer (the container), rows (projection, batch,
-mixing), scores (similarity, softmax), attention, positions, heads, kv_cache.
+mixing), scores (similarity, softmax), attention, positions, heads, kv_cache, ops.
 """
 from .explorer import Explorer, snapshot_html
 from .rows import (batch_explorer, batch_state, mixing_explorer, mixing_state, mixing_weights,
@@ -47,6 +48,7 @@ from .heads import (HeatmapPanel, heads_layers_explorer, heads_layers_state, ran
                     render_heads_layers)
 from .kv_cache import kv_cache_explorer, kv_cache_state, render_kv_cache
 from .positions import positions_explorer, positions_state
+from .ops import BROKEN, ops_explorer, ops_state, render_ops
 
 __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer", "similarity_explorer",
            "softmax_explorer", "attention_explorer", "heads_layers_explorer", "kv_cache_explorer",
@@ -54,4 +56,5 @@ __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer
            "softmax_state", "attention_state", "heads_layers_state", "kv_cache_state",
            "positions_explorer", "positions_state", "snapshot_html", "mixing_weights", "attention_frames",
            "HeatmapPanel", "render_projection", "render_batch", "render_mixing", "render_similarity",
-           "render_softmax", "render_attention", "render_heads_layers", "render_kv_cache"]
+           "render_softmax", "render_attention", "render_heads_layers", "render_kv_cache",
+           "ops_explorer", "ops_state", "render_ops", "BROKEN"]

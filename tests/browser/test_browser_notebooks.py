@@ -251,6 +251,22 @@ def positions_explorer(page, explorer):
     return f"ticked 'add positions': the {len(rows)} rows of {word!r} in O went from identical to different"
 
 
+def ops_explorer(page, explorer):
+    """Pick a generation-only broken piece from the dropdown: the explorer retrains, and its note now says the
+    two loss curves are identical (it opened on a backward piece, which parts at step 1)."""
+    text0 = explorer.inner_text()
+    assert "step 1" in text0, f"the explorer should open on a piece that parts at step 1: {text0[:300]}"
+    explorer.locator(".widget-dropdown select").select_option(label="cache_step: no 1/\u221ad")
+    text = text0
+    for _ in range(300):  # retraining takes a second or two
+        page.wait_for_timeout(100)
+        text = explorer.inner_text()
+        if text != text0:
+            break
+    assert "cache_step" in text and "identical at every one" in text, f"after choosing cache_step: {text[:300]}"
+    return "chose cache_step: no 1/\u221ad (retrained: the loss curves became identical)"
+
+
 EXPLORERS = {
     "projection": projection_explorer,
     "batch": batch_explorer,
@@ -261,6 +277,7 @@ EXPLORERS = {
     "heads-layers": heads_layers_explorer,
     "kv-cache": kv_cache_explorer,
     "positions": positions_explorer,
+    "ops": ops_explorer,
 }
 
 
