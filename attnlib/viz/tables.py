@@ -66,7 +66,7 @@ def fmt(v, precision=2):
         return "NaN"
     if math.isinf(v):
         return "+∞" if v > 0 else f"{MINUS}∞"
-    s = f"{v:.{precision}f}"
+    s = f"{round(v, precision + 7):.{precision}f}"  # 0.0949999999999 and 0.0950000001 both print as 0.10
     if s[0] == "-":
         s = s[1:] if s.strip("-0.") == "" else MINUS + s[1:]  # no "-0.00"
     return s
