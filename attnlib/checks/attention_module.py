@@ -153,14 +153,38 @@ def _sa_sizes(p):
     return {"d": Wq.shape[1], "d_model": X.shape[1], "d_v": Wv.shape[1], "n": X.shape[0]}
 
 
+def weights_axis(args):
+    """A finding: with values that make O equal to A (V = I, or X @ Wv = I), the learner's weights have columns
+    that sum to 1 instead of rows: a softmax over the queries. Asked first, as it also looks like a leak."""
+    def finding(f, seen):
+        A = f(*args)
+        if A is None:
+            return None
+        A = np.asarray(A, dtype=float)
+        rows, cols = np.allclose(A.sum(axis=1), 1.0), np.allclose(A.sum(axis=0), 1.0)
+        if cols and not rows:
+            return "softmax-wrong-axis", ("with values chosen so that O equals the weights A, the columns of your A "
+                                          "sum to 1 and its rows do not: the softmax ran over the queries")
+        return None
+    return finding
+
+
+def _x_with_identity_values(seed, n):
+    """X (n, n) and Wv = X^-1, so X @ Wv = I and self_attention's output (without Wo) is A itself."""
+    X = rand(seed, n, n) + 3.0 * np.eye(n)  # well conditioned
+    return X, rand(seed + 1, n, 3), rand(seed + 2, n, 3), np.linalg.inv(X)
+
+
 FINDINGS = {
     "attention": [
+        weights_axis((rand(150, 5, 4), rand(151, 5, 4), np.eye(5))),
         causality((rand(150, 5, 4), rand(151, 5, 4), rand(152, 5, 3)), {}, [1, 2]),
         scale_finding(attention, 0, _sizes, lambda p: p.kwargs.get("scale", True)),
         intermediates(_attention_intermediates),
         huge_scores(0),
     ],
     "self_attention": [
+        weights_axis(_x_with_identity_values(164, 5)),
         scale_finding(al.self_attention, 1, _sa_sizes),
         intermediates(_self_attention_intermediates),
         argument_mixups(al.self_attention, ("X", "Wq", "Wk", "Wv", "Wo")),
@@ -199,13 +223,14 @@ class Attn:
     """A self-attention function X (n, d) -> (n, d + 1) for future_leak's probes, with fixed weights, whose mask
     lets row i see the columns j where `visible(i, j)` holds; `hidden` is the score the other columns get.
     `sink` adds a key every row can always see (score 0, value 0), so that a row hiding everything stays finite.
+    The scores are bounded (±3), so moving any row it sees by any visible amount moves an output row clearly.
     `flat` shrinks the scores and lifts the values by 10: a finite `hidden` (-13) then moves the outputs by
     a few parts in ten million, a leak that only a tight tolerance sees. Shown in reports by its label; the grader
     never copies it (deepcopy returns it as is)."""
 
-    def __init__(self, label, visible, hidden=-np.inf, sink=False, flat=False, seed=0):
+    def __init__(self, label, visible, hidden=-np.inf, sink=False, flat=False, noise=0.0, seed=0):
         self.label, self.visible, self.hidden = label, visible, hidden
-        self.sink, self.flat, self.seed = sink, flat, seed
+        self.sink, self.flat, self.noise, self.seed = sink, flat, noise, seed
 
     def __call__(self, X):
         n, d = X.shape
@@ -215,12 +240,15 @@ class Attn:
         V = X @ Wv  # (n, d + 1)
         if self.flat:
             S, V = 0.1 * S / (1.0 + np.abs(S)), V + 10.0  # scores within ±0.1
+        else:
+            S = 3.0 * np.tanh(S / 3.0)  # scores within ±3: however far a row moves, no weight saturates to 0
         i, j = np.indices((n, n))
         S = np.where(self.visible(i, j), S, self.hidden)
         if self.sink:
             S, V = np.hstack([S, np.zeros((n, 1))]), np.vstack([V, np.zeros((1, d + 1))])
         E = np.exp(S - S.max(axis=1, keepdims=True))
-        return E / E.sum(axis=1, keepdims=True) @ V
+        O = E / E.sum(axis=1, keepdims=True) @ V
+        return O + self.noise * float(np.abs(X).sum()) if self.noise else O  # a rounding-sized tie to every row
 
     def __repr__(self):
         return self.label
@@ -277,6 +305,8 @@ LEAKY = {
     "stray": Attn("a causal mask with one stray entry", _stray_entry, seed=60),
     "next_to_last": Attn("a causal mask whose next-to-last row sees the last", _next_to_last_row_leaks, seed=70),
     "finite": Attn("a causal mask with -13 instead of -inf", _causal, hidden=-13.0, flat=True, seed=80),
+    "noisy": Attn("causal attention whose outputs carry rounding noise (1e-14) from every row", _causal,
+                  noise=1e-14, seed=90),
 }
 
 
@@ -289,7 +319,7 @@ LEAK_PROBES = [_leak_probe("causal", 300, 6, 3), _leak_probe("everything", 301, 
                _leak_probe("one_ahead", 304, 4, 2), _leak_probe("chunks", 305, 7, 3),
                _leak_probe("doubling", 306, 8, 3), _leak_probe("stray", 307, 6, 3),
                _leak_probe("next_to_last", 308, 6, 4), _leak_probe("finite", 309, 6, 3),
-               _leak_probe("everything", 310, 1, 3)]
+               _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3)]
 
 
 # named mistakes: the right measurement, read wrongly
@@ -313,6 +343,17 @@ def leak_counts_own_row(attn, X):
     return int(ahead.max()) + 1 if ahead.size else 0
 
 
+def leak_one_short(attn, X):
+    ahead = _ahead(attn, X)
+    return max(int(ahead.max()) - 1, 0) if ahead.size else 0
+
+
+def leak_last_row_never_moved(attn, X):
+    seen = moved_rows(attn, X)[:, :-1]  # the last input row is never moved
+    i, j = np.nonzero(seen)
+    return int(max((j - i).max(), 0)) if i.size else 0
+
+
 def leak_smallest(attn, X):
     ahead = _ahead(attn, X)
     return int(ahead[ahead > 0].min()) if (ahead > 0).any() else 0
@@ -325,7 +366,7 @@ def leak_counts_the_past(attn, X):
 
 def leak_first_row_only(attn, X):
     seen = moved_rows(attn, X)
-    return int(np.flatnonzero(seen[0]).max())
+    return int(np.flatnonzero(seen[0]).max(initial=0))
 
 
 def leak_last_input_only(attn, X):
@@ -348,29 +389,59 @@ def leak_loose_tolerance(attn, X):
     return worst
 
 
+def leak_nudge_too_small(attn, X):
+    X = np.array(X, dtype=float)
+    base = np.asarray(attn(X))
+    tol = 1e-9 * max(1.0, float(np.abs(base).max()))
+    worst = 0
+    for j in range(len(X)):
+        moved = X.copy()
+        moved[j] += 1e-12  # a gradient-check step: the outputs move by about 1e-12, below the tolerance
+        rows = np.flatnonzero((np.abs(np.asarray(attn(moved)) - base) > tol).any(axis=1))
+        worst = max([worst, *(j - rows)])
+    return int(worst)
+
+
+def leak_any_change(attn, X):
+    X = np.array(X, dtype=float)
+    base = np.asarray(attn(X))
+    worst = 0
+    for j in range(len(X)):
+        moved = X.copy()
+        moved[j] += 1.0
+        rows = np.flatnonzero((np.asarray(attn(moved)) != base).any(axis=1))  # rounding noise counts too
+        worst = max([worst, *(j - rows)])
+    return int(worst)
+
+
 LEAK_MISTAKES = [("leak-tolerance-too-loose", leak_loose_tolerance),
+                 ("leak-rounding-counted", leak_any_change),
                  ("leak-counts-own-row", leak_counts_own_row),
                  ("leak-counts-the-past", leak_counts_the_past),
                  ("leak-counts-pairs", leak_pairs_counted),
                  ("leak-counts-rows", leak_rows_counted),
                  ("leak-smallest-not-largest", leak_smallest),
+                 ("leak-one-short", leak_one_short),
+                 ("leak-last-input-never-moved", leak_last_row_never_moved),
                  ("leak-first-row-only", leak_first_row_only),
-                 ("leak-last-input-only", leak_last_input_only)]
+                 ("leak-last-input-only", leak_last_input_only),
+                 ("leak-never-seen", leak_nudge_too_small)]
 
 
 # tiled_attention(Q, K, V, causal=True, block=64) -----------------------------------------------------------------
 
 def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max=True, global_mask=True,
-           offset=True, whole_tiles_only=False, tiles_normalised=False):
+           offset=True, whole_tiles_only=False, tiles_normalised=False, max_start=-np.inf, last_keys=True):
     """Online-softmax attention with one knob per mistake; all knobs at their defaults is the right answer."""
     n_q, n_k = len(Q), len(K)
     shift = n_k - n_q if offset else 0  # query i sits at position shift + i
     s = 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
     stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole_tiles_only else (n_q, n_k)
+    stop_k = stop_k if last_keys else max(stop_k - block, 0)
     O = np.zeros((n_q, V.shape[1]))
     for q0 in range(0, stop_q, block):
         q = Q[q0:q0 + block] * s  # (bq, d)
-        m = np.full((len(q), 1), -np.inf)
+        m = np.full((len(q), 1), max_start)
         l = np.zeros((len(q), 1))
         acc = np.zeros((len(q), V.shape[1]))
         tiles = 0
@@ -390,10 +461,13 @@ def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max
             c = np.exp(m - m_new) if running_max else np.ones_like(m)
             if rescale == "inverted":
                 c = np.where(np.isfinite(m), np.exp(m_new - m), 0.0)
+            elif rescale == "inverted-raw":
+                c = np.exp(m_new - m)  # inf on the first tile, where m is still -inf
             elif not rescale:
                 c = np.where(np.isfinite(m), 1.0, 0.0)
-            l = l * c + P.sum(axis=1, keepdims=True)
-            acc = acc * c + P @ V[k0:k0 + block]
+            keep = np.where(np.isfinite(m), 1.0, 0.0)  # what a factor left out leaves: the old sum as it was
+            l = l * (keep if rescale == "acc-only" else c) + P.sum(axis=1, keepdims=True)
+            acc = acc * (keep if rescale == "l-only" else c) + P @ V[k0:k0 + block]
             m = m_new
         O[q0:q0 + block] = acc / max(tiles, 1) if tiles_normalised else acc / l
     return O
@@ -423,6 +497,26 @@ def tile_remainder_dropped(Q, K, V, causal=True, block=64):
     return _tiled(Q, K, V, causal, block, whole_tiles_only=True)
 
 
+def rescale_l_only(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, rescale="l-only")
+
+
+def rescale_acc_only(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, rescale="acc-only")
+
+
+def rescale_inverted_raw(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, rescale="inverted-raw")
+
+
+def last_key_tile_dropped(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, last_keys=False)
+
+
+def max_starts_at_zero(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, max_start=0.0)
+
+
 def tiled_offset_ignored(Q, K, V, causal=True, block=64):
     return _tiled(Q, K, V, causal, block, offset=False)
 
@@ -448,7 +542,12 @@ TILED_MISTAKES = [("rescale-missing", rescale_missing),
                   ("scale-missing", tiled_unscaled),
                   ("mask-not-applied", tiled_never_masked),
                   ("mask-always-applied", tiled_always_masked),
-                  ("softmax-no-max-subtraction", exp_without_running_max)]
+                  ("softmax-no-max-subtraction", exp_without_running_max),
+                  ("running-max-starts-at-zero", max_starts_at_zero),
+                  ("rescale-missing", rescale_l_only),
+                  ("rescale-missing", rescale_acc_only),
+                  ("rescale-inverted", rescale_inverted_raw),
+                  ("tile-remainder-dropped", last_key_tile_dropped)]
 
 
 def _rescale_probe(seed):
@@ -457,6 +556,13 @@ def _rescale_probe(seed):
     Q[:, 0], K[6] = np.abs(Q[:, 0]) + 1.0, [12.0, 0.0]
     return Probe((Q, K, rand(seed + 2, 8, 3), False, 2), names=("Q", "K", "V", "causal", "block"),
                  rows=tokens(3), cols=features(3, "v"))
+
+
+def _negative_probe(seed):
+    """Every score far below zero (K points away from Q, scores near -1500): exp(score - 0) underflows to 0."""
+    Q = 30.0 + rand(seed, 6, 3)
+    return Probe((Q, -(30.0 + rand(seed + 1, 6, 3)), rand(seed + 2, 6, 2), True, 2), names=("Q", "K", "V", "causal",
+                 "block"), rows=tokens(6), cols=features(2, "v"))
 
 
 def _tiled_probe(seed, n_q, n_k, d, d_v, block, causal=True, spread=1.0):
@@ -468,7 +574,8 @@ def _tiled_probe(seed, n_q, n_k, d, d_v, block, causal=True, spread=1.0):
 TILED_PROBES = [_tiled_probe(400, 5, 5, 3, 2, 2), _tiled_probe(410, 3, 7, 4, 3, 2),
                 _tiled_probe(420, 6, 4, 2, 5, 4, causal=False), _tiled_probe(430, 4, 6, 3, 2, 64),
                 _rescale_probe(440), _tiled_probe(450, 5, 7, 4, 3, 3, spread=100.0),
-                _tiled_probe(460, 70, 100, 4, 3, 16), _tiled_probe(470, 9, 9, 3, 2, 3, causal=False)]
+                _tiled_probe(460, 70, 100, 4, 3, 16), _tiled_probe(470, 9, 9, 3, 2, 3, causal=False),
+                _negative_probe(490)]
 
 
 # Memory: the probes' values cannot tell a tiled function from one that holds every score at once, so the
@@ -581,6 +688,17 @@ DIAGNOSES = {
     "leak-tolerance-too-loose": "Your count misses a small leak: a later row moved an output row by a few parts "
                                 "in ten million, which numpy's default tolerance calls equal. Any change larger than "
                                 "about one part in a billion is a leak.",
+    "leak-one-short": "Your count is one too low: output row i seeing input row i + k is a leak of k, the "
+                      "difference of the two row numbers.",
+    "leak-last-input-never-moved": "Your loop never moves the last input row, so a leak into the last position is "
+                                   "never seen. Move every row, the last one too.",
+    "leak-never-seen": "Your function saw no leak anywhere, not even in attention without a mask, where every row "
+                       "sees every other. Either the rows you move move too little (a nudge of 1e-10 or 1e-12 "
+                       "changes the outputs by less than the tolerance), or the comparison looks at the wrong "
+                       "outputs.",
+    "leak-rounding-counted": "Your function called a change of rounding size a leak. Some functions' outputs "
+                             "wobble in the last digits when any row changes; only a change larger than about one "
+                             "part in a billion of the outputs counts.",
     "leak-counts-own-row": "Your count is one too high. Row i seeing row i + k is a leak of k, and a row that only "
                            "sees itself and its past leaks nothing: causal attention gives 0.",
     "leak-counts-the-past": "You counted output rows that move when an earlier row changes. That is allowed; only "
@@ -603,6 +721,10 @@ DIAGNOSES = {
                        "the positions of the query and the key in the whole sequence.",
     "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block; both "
                               "loops must reach the end.",
+    "running-max-starts-at-zero": "The running max started at 0 instead of -inf. When every score of a row is far "
+                                  "below zero, the exponential of each score minus that 0 underflows to 0, the "
+                                  "running sum stays 0 and the row divides 0 by 0. Start it at -inf, so the first "
+                                  "tile sets it.",
     "not-tiled": "Your function holds the whole score matrix (or another array as large) at once. Tiled "
                  "attention keeps one small tile of scores at a time.",
     "keys-not-tiled": "Your function holds one block of queries against every key at once. Walk over the keys "
@@ -613,6 +735,12 @@ NUDGES = {
     "leak-tolerance-too-loose": "Look at the tolerance of your comparison, and print the largest change of each "
                                 "output row.",
     "leak-counts-own-row": "Look at what your function returns for causal attention: it should be zero.",
+    "leak-one-short": "Work out by hand what a mask shifted by one should give: 1.",
+    "leak-last-input-never-moved": "Look at where the range of your loop over the moved rows ends.",
+    "leak-never-seen": "Print the largest change of every output row after you move a row: is any of them above "
+                       "your tolerance?",
+    "leak-rounding-counted": "Look at how your comparison decides that a row moved: exactly equal, or within a "
+                             "tolerance?",
     "leak-counts-the-past": "Look at which moved input rows you count: only those after the output row.",
     "leak-counts-pairs": "Look at how you combine the leaks you found: a count, or the largest distance?",
     "leak-counts-rows": "Look at what you return: the number of leaking rows, or how far they see?",
@@ -626,6 +754,8 @@ NUDGES = {
     "tile-mask-local": "Print the positions your mask compares for a tile that is not on the diagonal.",
     "tile-remainder-dropped": "Look at where the ranges of your two loops stop when the length is not a multiple "
                               "of block.",
+    "running-max-starts-at-zero": "Look at the value your running max starts from, and try a row whose scores are "
+                                  "all around -1000.",
     "not-tiled": "Look for a product of all the queries with all the keys, or a mask as large as the whole score "
                  "matrix.",
     "keys-not-tiled": "Look at your inner loop: does it walk over tiles of keys, or take every key at once?",

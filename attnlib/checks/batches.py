@@ -33,6 +33,14 @@ def multiplications_and_additions(n, d_in, d_out):
     return 2 * int(n) * int(d_in) * int(d_out)
 
 
+def additions_only(n, d_in, d_out):
+    return int(n) * (int(d_in) - 1) * int(d_out)
+
+
+def input_size_twice(n, d_in, d_out):
+    return int(n) * int(d_in) * int(d_in)
+
+
 def one_row_only(n, d_in, d_out):
     return int(d_in) * int(d_out)
 
@@ -74,6 +82,8 @@ EXERCISES = [
         mistakes=[("cost-counts-outputs", outputs_only),
                   ("cost-counts-additions", multiplications_and_additions),
                   ("cost-one-row", one_row_only),
+                  ("cost-counts-only-additions", additions_only),
+                  ("cost-size-used-twice", input_size_twice),
                   ("integer-overflow", in_int32),
                   ("count-rounded", through_a_float)],
         verified="an exact int for small sizes, a GPT-2 layer past int32 and a count past 2**53",
@@ -107,6 +117,10 @@ def exact_count(f, seen):
 FINDINGS = {"project_rows": [argument_mixups(al.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
 
 DIAGNOSES = {
+    "cost-counts-only-additions": "You counted the additions: d_in - 1 per output entry. The cost asked for is the "
+                                  "multiplications, d_in per output entry.",
+    "cost-size-used-twice": "The count uses d_in twice, as if W were square; each output entry takes d_in "
+                            "products, and there are n times d_out entries.",
     "cost-counts-outputs": "You counted the entries of the result (n times d_out). Each entry is a dot "
                            "product of length d_in, so it costs d_in multiplications.",
     "cost-counts-additions": "You counted the additions as well (two operations per term, the usual FLOP "
@@ -118,6 +132,8 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "cost-counts-only-additions": "Count by hand the multiplications of one output entry for three input features.",
+    "cost-size-used-twice": "Look at which of the three sizes appear in your product.",
     "cost-counts-outputs": "Count the multiplications that one entry of the result needs.",
     "cost-counts-additions": "Look for a factor of 2 in your count.",
     "cost-one-row": "Look at which sizes appear in your count: is n among them?",

@@ -169,7 +169,7 @@ DIAGNOSES = {
     "outputs-missing": "Only part of the tuple was returned; the exercise asks for every output.",
     "flattened": "The numbers are right but the array lost its shape (a flattening step, or an append "
                  "without an axis).",
-    "returns-float": "The number is right but it is a float; a count of bytes is an exact int.",
+    "returns-float": "The number is right but it is a float; a count (of operations, bytes or tokens) is an exact int.",
     "extra-axis": "The values are right but the result keeps an extra axis of length 1.",
     "only-one-row": "Only one row was computed; the result needs one row per input row.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "

@@ -103,6 +103,23 @@ def probability_not_cumulative(logits, temperature, u):
     return int(above[0]) if len(above) else len(p) - 1
 
 
+def running_total_not_scaled(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    p = softmax(np.asarray(logits, dtype=float) / temperature)
+    return int(np.searchsorted(np.cumsum(p), u, side="right"))  # len(p) when the rounded total ends below u
+
+
+def uniform_pick(logits, temperature, u):
+    return int(np.argmax(logits)) if temperature == 0 else int(u * len(logits))
+
+
+def index_before(logits, temperature, u):
+    if temperature == 0:
+        return int(np.argmax(logits))
+    return max(_sampled(logits, temperature, u) - 1, 0)
+
+
 def always_greedy(logits, temperature, u):
     return int(np.argmax(logits))
 
@@ -137,6 +154,7 @@ class GraderCacheStep:
     def __init__(self, limit, step, label):
         self.limit, self.step, self.label = limit, step, label
         self.K = self.V = None  # the caches the last call returned
+        self.calls = 0
 
     def __call__(self, q, k, v, K_cache, V_cache):
         K_cache, V_cache = np.asarray(K_cache), np.asarray(V_cache)
@@ -152,6 +170,10 @@ class GraderCacheStep:
         if t >= self.limit:
             raise CacheStepMisuse(f"cache_step was called once too often: {t + 1} calls where {self.limit} are "
                                   "needed (the last new token is never fed back: nothing is predicted after it)")
+        self.calls += 1
+        if self.calls > self.limit:
+            raise CacheStepMisuse(f"cache_step was called {self.calls} times where {self.limit} are needed, one per "
+                                  "token fed: starting again from empty caches feeds the same tokens twice")
         o, self.K, self.V = self.step(q, k, v, K_cache, V_cache)
         return o, self.K.copy(), self.V.copy()
 
@@ -386,13 +408,17 @@ EXERCISES = [
                 _sample_probe([1.0, 3.0, 3.0, 0.0], 0.0, 0.5),                   # a tie: the first index
                 _sample_probe([1.0, 3.0, 2.0, 2.5], 1e-8, 0.0),                  # almost greedy; u on a boundary
                 _sample_probe([1e4, 1e4 - 1.0, 1e4 - 3.0, -1e4], 1.0, 0.8),      # huge logits
-                _sample_probe([0.5, -0.5, 1.5], 4.0, 0.97)],
+                _sample_probe([0.5, -0.5, 1.5], 4.0, 0.97),
+                _sample_probe(rand(1302, 6, scale=2.0), 1.0, float(np.nextafter(1.0, 0.0)))],  # total ends below u
         mistakes=[("sample-ties-to-the-last", ties_to_the_last),
                   ("sample-always-greedy", always_greedy),
                   ("sample-ignores-temperature", temperature_ignored),
                   ("sample-temperature-multiplied", temperature_multiplied),
                   ("sample-cumulative-at-least-u", cumulative_at_least_u),
-                  ("sample-not-cumulative", probability_not_cumulative)],
+                  ("sample-not-cumulative", probability_not_cumulative),
+                  ("sample-past-the-end", running_total_not_scaled),
+                  ("sample-uniform", uniform_pick),
+                  ("sample-index-before", index_before)],
         verified="argmax at temperature 0 (a tie goes to the first), inverse-CDF sampling at temperatures from 1e-8 "
                  "to 4, float32 logits and logits of 1e4",
         hint1="Temperature 0 means no randomness: take the most likely token. Above 0, the logits divided by the "
@@ -577,7 +603,7 @@ def _overflowing_probe(p):
 
 
 _MISUSE = {"caches of shapes": "cache-not-passed-back", "not the cache it returned": "cache-not-passed-back",
-           "once too often": "cache-step-extra-call"}
+           "once too often": "cache-step-extra-call", "feeds the same tokens twice": "cache-restarted"}
 
 
 def misuse_finding(f, seen):
@@ -668,6 +694,13 @@ DIAGNOSES = {
     "sample-cumulative-at-least-u": "You took the first token whose running total reaches u; the answer is the first "
                                     "whose running total is greater than u. The two differ when u falls exactly on a "
                                     "boundary: with u at 0, a token of probability 0 came out.",
+    "sample-uniform": "Every token got the same stretch of [0, 1): the probabilities never entered the choice. Each "
+                      "token's stretch is as long as its probability.",
+    "sample-index-before": "Your function returned the token just before the right one: the answer is the first "
+                           "token whose running total is greater than u, not the last one whose total is not.",
+    "sample-past-the-end": "Your function returned vocab, one past the last id. The probabilities' running total "
+                           "ended a hair below 1 through rounding, and u (just below 1) was above it. Scale the "
+                           "running total so that it ends at exactly 1.",
     "sample-not-cumulative": "u was compared with each probability on its own. It must be compared with the running "
                              "total of the probabilities, the first token's, then the first two, and so on: each "
                              "token owns a stretch of the interval from 0 to 1 as long as its probability.",
@@ -681,6 +714,9 @@ DIAGNOSES = {
     "cache-not-passed-back": "Each call of cache_step must get the two caches that its previous call returned, and "
                              "the first call gets empty caches of 0 rows and d columns. cache_step appends the new "
                              "key and value itself, so the caches grow by one row per token.",
+    "cache-restarted": "Your generate starts again from empty caches and feeds the whole sequence once more for "
+                       "every new token. The tokens come out right, but that is the recomputation the cache exists "
+                       "to avoid: keep the caches of the previous call and feed only the newest token.",
     "cache-step-extra-call": "cache_step was called once more than needed. The last new token is never fed back: "
                              "nothing is predicted after it, so a prompt of T tokens and n_new new ones needs "
                              "T plus n_new minus 1 calls.",
@@ -706,6 +742,10 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "sample-uniform": "Look for where the probabilities are used in your choice.",
+    "sample-index-before": "Work one case by hand: two tokens of probability one half each, and u a quarter. Which "
+                           "token's stretch holds a quarter?",
+    "sample-past-the-end": "Print the last entry of your running total for these logits, and compare it with u.",
     "sample-ties-to-the-last": "Look at how your greedy branch picks among equal maxima.",
     "sample-always-greedy": "Look at where u is used when the temperature is above 0.",
     "sample-ignores-temperature": "Look at where the temperature enters your probabilities.",
@@ -718,6 +758,8 @@ NUDGES = {
     "cache-not-passed-back": "Look at what your loop passes as the caches on the second call, and where the "
                              "returned caches go.",
     "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
+    "cache-restarted": "Look at where your caches are set to empty: once, before the first token, or inside the "
+                       "loop over new tokens?",
     "generate-stops-early": "Count the new tokens your loop appends for n_new of 1 and of 3.",
     "generate-prompt-missing": "Look at what your return statement holds.",
     "generate-prompt-changed": "Look at the first T entries of your result: are they the prompt as given?",

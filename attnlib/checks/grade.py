@@ -6,9 +6,9 @@ import numpy as np
 
 from . import capstone, guard
 from .properties import GENERAL, Ask, first_finding
-from .registry import EXERCISES, LESSON_MODULES, NAMES
+from .registry import EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
 from .report import Report, problems
-from .runner import FRESH_TOL, call_many, close, quiet, words
+from .runner import FRESH_TOL, call, call_many, close, quiet, words
 
 TIME_LIMIT = 5.0  # seconds per call
 
@@ -24,9 +24,9 @@ class CheckFailed(AssertionError):
 
     def _render_traceback_(self):
         # IPython calls this instead of printing a long traceback; the report is already on screen.
-        if self._shown:
-            return [f"CheckFailed: {self.report.name} did not pass (diagnosis: {self.diagnosis}); "
-                    "see the report above."]
+        if self._shown:  # the first line names the mistake also where only this text is shown (nbval, logs)
+            first = str(self).splitlines()[0] if str(self) else f"{self.report.name} did not pass"
+            return [f"CheckFailed: {first} (diagnosis: {self.diagnosis}); the full report is in the cell's output."]
         return [f"CheckFailed: {self}"]
 
 
@@ -80,7 +80,14 @@ def check(name, fn, time_limit=None):
         detail = None
         bad = [i]
     elif not bad:
-        return Report(name, "pass", summary=f"{ex.verified} ({len(trusted.probes)} probes).")
+        unmet = _unmet_requirement(name, fn, trusted, limit)
+        if not unmet:
+            return Report(name, "pass", summary=f"{ex.verified} ({len(trusted.probes)} probes).")
+        diagnosis, detail = unmet
+        report = Report(name, "fail", diagnosis=diagnosis, probe=f"the requirement beyond the values: {name}",
+                        problems=[detail, "the values it returned are right"], hints=(ex.hint1, ex.hint2),
+                        formula=ex.formula)
+        _fail(report)
     else:
         diagnosis, detail = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes, expected,
                                       Ask(lambda calls: call_many(fn, calls, limit, trusted.forbidden)))
@@ -98,6 +105,13 @@ def check(name, fn, time_limit=None):
         report.problems.append(f"if {name} calls your own {' or '.join(ex.uses)}, make sure their checks pass "
                                "first: their mistakes show up here too")
     _fail(report)
+
+
+def _unmet_requirement(name, fn, trusted, limit):
+    """(diagnosis, detail) of the first requirement (registry.REQUIREMENTS) a function with right values misses."""
+    def run(wrapper, args):
+        return call(wrapper(fn), args, {}, (), max(limit, 30.0), trusted.forbidden)
+    return next((found for requirement in REQUIREMENTS.get(name, ()) if (found := requirement(run))), None)
 
 
 def _run(fn, trusted, limit):
@@ -238,7 +252,7 @@ def _generic(o, e):
         return "wrong-type" if said is None else ("wrong-shape" if len(said) != len(e) else None)
     if isinstance(e, (int, np.integer)):
         return "wrong-type" if not isinstance(got, (int, np.integer)) else None
-    if not isinstance(got, (np.ndarray, np.generic)):
+    if isinstance(got, bool) or not isinstance(got, (np.ndarray, np.generic, int, float)):
         return "wrong-type"
     got = np.asarray(got)
     if got.dtype.kind not in "fiu":
@@ -247,8 +261,8 @@ def _generic(o, e):
         return "output-transposed"
     if got.shape != e.shape:
         return "wrong-shape"
-    if got.dtype.kind in "iu":
-        return "wrong-dtype"
+    if (got.dtype.kind in "iu") != (np.asarray(e).dtype.kind in "iu"):
+        return "wrong-dtype"  # floats where ids are expected, or ints where floats are
     if not np.all(np.isfinite(got) == np.isfinite(e)):
         return "non-finite-output"
     return None

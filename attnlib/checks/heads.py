@@ -108,6 +108,20 @@ def split_tokens_last(M, n_heads):
     return M.reshape(n, n_heads, width // n_heads).transpose(1, 2, 0)
 
 
+def split_heads_reversed(M, n_heads):
+    return split_heads(M, n_heads)[::-1]
+
+
+def split_blocks_of_n_heads(M, n_heads):
+    n, width = M.shape
+    return np.stack([M[:, h * n_heads:(h + 1) * n_heads] for h in range(width // n_heads)])
+
+
+def split_one_column_short(M, n_heads):
+    d_head = M.shape[1] // n_heads
+    return np.stack([M[:, h * d_head:(h + 1) * d_head - 1] for h in range(n_heads)])
+
+
 def _split_probe(seed, n, d_model, n_heads):
     return Probe((rand(seed, n, d_model), n_heads), names=("M", "n_heads"))
 
@@ -121,7 +135,10 @@ SPLIT_HEADS = Exercise(
               ("heads-interleaved", split_interleaved),
               ("heads-not-moved-first", split_heads_not_moved_first),
               ("heads-count-and-width-swapped", split_count_and_width_swapped),
-              ("heads-tokens-last", split_tokens_last)],
+              ("heads-tokens-last", split_tokens_last),
+              ("heads-out-of-order", split_heads_reversed),
+              ("heads-count-and-width-swapped", split_blocks_of_n_heads),
+              ("sum-stops-short", split_one_column_short)],
     verified="head h holds the h-th contiguous block of columns, for 1, 2, 3, 4 and 6 heads",
     hint1="The columns of M are n_heads groups of d_head columns laid side by side; head h owns the h-th group. "
           "Splitting gives each head its own (n, d_head) matrix, stacked along a new first axis.",

@@ -39,6 +39,10 @@ def raw_rows_compared(X, Wq, Wk):
     return X @ X.T
 
 
+def weights_read_transposed(X, Wq, Wk):
+    return (X @ Wq.T) @ (X @ Wk.T).T  # PyTorch's (d, d_model) layout: only square weights run
+
+
 def _xqk(seed, n, d_model, d, dtype=float):
     X, Wq, Wk = rand(seed, n, d_model), rand(seed + 1, d_model, d), rand(seed + 2, d_model, d)
     return Probe((X.astype(dtype), Wq.astype(dtype), Wk.astype(dtype)), names=("X", "Wq", "Wk"),
@@ -69,7 +73,8 @@ EXERCISES = [
                 _xqk(172, 4, 5, 3, np.float32)],
         mistakes=[("kq-instead-of-qk", keys_against_queries),
                   ("similarity-scaled", scores_already_scaled),
-                  ("projection-missing", raw_rows_compared)],
+                  ("projection-missing", raw_rows_compared),
+                  ("weights-transposed", weights_read_transposed)],
         verified="(X Wq)(X Wk)ᵀ, queries on the rows, for d_model != d, square weights and float32",
         hint1="Each token plays two roles: projected with Wq it asks a question (its query), projected with "
               "Wk it offers an answer (its key). Score (i, j) compares token i's query with token j's key.",
@@ -86,11 +91,34 @@ def _unit_rows(M):
 
 def _scores_intermediates(X, Wq, Wk):
     Q, K = X @ Wq, X @ Wk
-    return [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T), ("projection-missing", X @ X.T)]
+    S = Q @ K.T
+    return [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T), ("projection-missing", X @ X.T),
+            ("scores-softmaxed", al.softmax(S)), ("scores-softmaxed", al.softmax(S / np.sqrt(Q.shape[1]))),
+            ("scores-masked", S + al.causal_mask(len(S))), ("scores-diagonal-only", (Q * K).sum(axis=1)),
+            ("scores-feature-by-feature", Q.T @ K)]
 
 
 FINDINGS = {
     "similarity": [argument_mixups(al.similarity, ("Q", "K")),
                    intermediates(lambda Q, K: [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T)])],
     "learned_scores": [argument_mixups(learned_scores, ("X", "Wq", "Wk")), intermediates(_scores_intermediates)],
+}
+
+
+DIAGNOSES = {
+    "scores-softmaxed": "You returned weights (each row sums to 1) instead of the raw scores. The softmax comes in "
+                        "lesson 06; here the answer is the scores themselves.",
+    "scores-masked": "You hid the future with a mask. The scores of this lesson have no mask yet: every query is "
+                     "compared with every key.",
+    "scores-diagonal-only": "You compared each token's query with its own key only: one number per token. Every query "
+                            "is compared with every key, an (n, n) matrix.",
+    "scores-feature-by-feature": "You multiplied Qᵀ by K, a (d, d) matrix of features against features. The scores "
+                                 "compare tokens: Q Kᵀ, an (n, n) matrix.",
+}
+
+NUDGES = {
+    "scores-softmaxed": "Add up one row of your result.",
+    "scores-masked": "Look for -inf in your result.",
+    "scores-diagonal-only": "Look at the shape of your result: one score per pair of tokens.",
+    "scores-feature-by-feature": "Write the shape next to each operand of your last product.",
 }

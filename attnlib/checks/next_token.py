@@ -188,6 +188,25 @@ def ab_dk_not_transposed(Q, K, V, dO, causal=True, scale=True):
     return dS @ K, dS @ Q, A.T @ dO
 
 
+def ab_softmax_backward_axis0(Q, K, V, dO, causal=True, scale=True):
+    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=0, keepdims=True)) * s  # the shared sum over the queries, not the keys
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def ab_dA_transposed(Q, K, V, dO, causal=True, scale=True):
+    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
+    dS = _softmax_bwd(A, V @ dO.T) * s  # (n_k, n_q) where (n_q, n_k) is needed: only a square A runs
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def ab_dk_from_k(Q, K, V, dO, causal=True, scale=True):
+    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
+    dS = _softmax_bwd(A, dO @ V.T) * s
+    return dS @ K, dS.T @ K, A.T @ dO
+
+
 def ab_mask_ignored(Q, K, V, dO, causal=True, scale=True):
     return _products(Q, K, V, dO, _weights_for(Q, K, False, scale), _factor(Q, scale))
 
@@ -302,6 +321,23 @@ def lnb_eps_left_out(X, g, dY, eps=1e-5):
     return _ln_dx(Xhat, r, dY * g), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
 
 
+def lnb_eps_outside_root(X, g, dY, eps=1e-5):
+    Xc = X - X.mean(axis=1, keepdims=True)
+    r = 1.0 / (X.std(axis=1, keepdims=True) + eps)  # 1 / (std + eps) instead of 1 / sqrt(var + eps)
+    return _ln_dx(Xc * r, r, dY * g), (dY * Xc * r).sum(axis=0), dY.sum(axis=0)
+
+
+def lnb_db_averaged(X, g, dY, eps=1e-5):
+    dX, dg, db = _ln_grads(X, g, dY, eps)
+    return dX, dg, db / len(X)
+
+
+def lnb_corrections_summed(X, g, dY, eps=1e-5):
+    Xhat, r, dXhat = _ln_parts(X, g, dY, eps)
+    dX = (dXhat - dXhat.sum(axis=1, keepdims=True) - Xhat * (dXhat * Xhat).sum(axis=1, keepdims=True)) * r
+    return dX, (dY * Xhat).sum(axis=0), dY.sum(axis=0)
+
+
 def lnb_unbiased(X, g, dY, eps=1e-5):
     return _ln_grads(X, g, dY, eps, ddof=1)
 
@@ -386,6 +422,9 @@ EXERCISES = [
                   ("attention-backward-dq-dk-swapped", ab_dq_dk_swapped),
                   ("attention-backward-transpose-missing", ab_dv_not_transposed),
                   ("attention-backward-transpose-missing", ab_dk_not_transposed),
+                  ("softmax-backward-sum-wrong-axis", ab_softmax_backward_axis0),
+                  ("attention-backward-transpose-missing", ab_dA_transposed),
+                  ("attention-backward-dk-from-k", ab_dk_from_k),
                   ("attention-backward-mask-ignored", ab_mask_ignored),
                   ("mask-value-zero", ab_mask_zero),
                   ("mask-ignores-offset", ab_mask_first_positions),
@@ -419,7 +458,10 @@ EXERCISES = [
                   ("layer-norm-backward-std-missing", lnb_std_missing),
                   ("layer-norm-eps-ignored", lnb_eps_ignored),
                   ("layer-norm-eps-ignored", lnb_eps_left_out),
-                  ("layer-norm-unbiased-variance", lnb_unbiased)],
+                  ("layer-norm-unbiased-variance", lnb_unbiased),
+                  ("layer-norm-eps-outside-sqrt", lnb_eps_outside_root),
+                  ("layer-norm-backward-parameter-gradients-averaged", lnb_db_averaged),
+                  ("layer-norm-backward-sums-not-means", lnb_corrections_summed)],
         verified="dX with both corrections (row mean and row variance), dg and db, on a square and a wide X, "
                  "eps=0.1, nearly constant rows where eps dominates, and float32",
         hint1="db and dg collect dY over the rows, dg weighted by the normalised input. For dX, remember that the "
@@ -462,6 +504,57 @@ def _unstable_loss(f, seen):
     if all(bad == [0] for bad in found):
         return "cross-entropy-log-underflow", "your loss is infinite on the probe with huge logits"
     return "softmax-no-max-subtraction", "your gradient holds NaN or inf on the probe with huge logits"
+
+
+def _ce_loss_variants(logits, targets):
+    """What a wrong loss part may be, by name: each is the right loss with one step done differently."""
+    Z = np.asarray(logits, dtype=float)
+    n, vocab = Z.shape
+    picked = _picked(Z, targets)  # (n,)
+    return {"cross-entropy-not-averaged": picked.sum(), "cross-entropy-in-bits": picked.mean() / np.log(2),
+            "cross-entropy-averaged-over-entries": picked.sum() / (n * vocab),
+            "cross-entropy-max-not-added-back": picked.mean() - Z.max(axis=1).mean(),
+            "cross-entropy-wrong-axis": -_log_probs(Z.T).T[np.arange(n), targets].mean(),
+            "cross-entropy-target-columns": -_log_probs(Z)[:, targets].mean()}
+
+
+def _ce_gradient_variants(logits, targets):
+    """What a wrong dlogits part may be, by name."""
+    Z = np.asarray(logits, dtype=float)
+    n, vocab = Z.shape
+    G = _ce_grad(Z, targets)  # softmax - one_hot, (n, vocab)
+    every_target = np.zeros_like(Z)
+    every_target[:, targets] = 1.0  # the 1 in the target column of every row, for every row's target
+    return {"cross-entropy-gradient-not-averaged": G, "cross-entropy-gradient-divided-twice": G / n ** 2,
+            "cross-entropy-gradient-sign": -G / n, "cross-entropy-one-hot-missing": softmax(Z) / n,
+            "cross-entropy-wrong-axis": (softmax(Z.T).T - _one_hot(targets, vocab)) / n,
+            "cross-entropy-target-columns": (softmax(Z) - every_target) / n}
+
+
+def _cross_entropy_parts(f, seen):
+    """cross_entropy: judge the loss and dlogits apart. A part that is right clears it; a wrong part is named by the
+    variant it equals on every failing probe (the gradient's name first when both parts are wrong and agree)."""
+    verdicts = None
+    for p, o, e in seen:
+        if o.kind != "ok" or not isinstance(o.value, (tuple, list)) or len(o.value) != 2 or close(o.value, e):
+            continue
+        logits, targets = p.args
+        loss, grad = o.value
+        names = set()
+        if not close(loss, e[0]):
+            names |= {k for k, v in _ce_loss_variants(logits, targets).items() if close(loss, v)} or {"loss?"}
+        if not close(grad, e[1]):
+            names |= {k for k, v in _ce_gradient_variants(logits, targets).items() if close(grad, v)} or {"grad?"}
+        verdicts = names if verdicts is None else verdicts & names
+    if not verdicts or verdicts & {"loss?", "grad?"}:
+        return None
+    name = sorted(verdicts)[0]
+    part = "loss" if name in _CE_LOSS_ONLY else "gradient"
+    return name, f"your {part} equals the right one computed with this change, on every probe it fails"
+
+
+_CE_LOSS_ONLY = {"cross-entropy-not-averaged", "cross-entropy-in-bits", "cross-entropy-averaged-over-entries",
+                 "cross-entropy-max-not-added-back"}
 
 
 def _unstable_gradients(f, seen):
@@ -529,7 +622,7 @@ def _offset_rows(dA):
 
 FINDINGS = {
     "next_token_logits": [intermediates(_logit_intermediates)],
-    "cross_entropy": [_unstable_loss],
+    "cross_entropy": [_unstable_loss, _cross_entropy_parts],
     "attention_backward": [_unstable_gradients, _scaled_score_gradients, _unmasked_values_gradient],
     "softmax_backward": [
         precision(large_offset(1)),
@@ -564,6 +657,25 @@ DIAGNOSES = {
                                     "its target when you pick the log-probabilities.",
     "cross-entropy-loss-per-row": "The loss came back as one number per row; the exercise asks for their mean, a "
                                   "single number.",
+    "attention-backward-dk-from-k": "dK was built from K itself. A score, query i against key j, changes with key "
+                                    "j in proportion to query i, so the gradient reaching the keys is dSᵀ times Q.",
+    "layer-norm-backward-parameter-gradients-averaged": "db (or dg) was averaged over the rows. g and b are used by "
+                                                        "every row, so each row's gradient adds up: sum over the "
+                                                        "rows.",
+    "layer-norm-backward-sums-not-means": "The two corrections of dX used row sums where they need row means: the "
+                                          "mean and the variance each spread a change of one entry over the d "
+                                          "entries of its row, a factor of one over d.",
+    "cross-entropy-in-bits": "The loss was measured in bits (a base-2 logarithm, or divided by ln 2). The course "
+                             "measures it in nats, with the natural logarithm, as the softmax's exponential does.",
+    "cross-entropy-averaged-over-entries": "The loss was averaged over all n times vocab entries of the one-hot "
+                                           "product. Only one entry per row is not zero: average over the n rows.",
+    "cross-entropy-max-not-added-back": "The log of the row's sum of exponentials was taken after subtracting the "
+                                        "row maximum, and the maximum was not added back: each row's loss is off "
+                                        "by its largest logit.",
+    "cross-entropy-gradient-divided-twice": "The gradient was divided by n twice. The loss's factor of one over n "
+                                            "reaches each row of dlogits once.",
+    "cross-entropy-wrong-axis": "The softmax was taken down the columns (over the rows) instead of along each row. "
+                                "Each row of logits is one prediction over the vocabulary.",
     "attention-backward-scale-dropped": "The gradient of the scores was not multiplied by the scale. The forward "
                                         "pass multiplies the scores by one over the root of d, so the gradient that "
                                         "reaches Q and K carries the same factor (dV does not).",
@@ -617,6 +729,16 @@ NUDGES = {
     "cross-entropy-log-underflow": "Look at the probe with huge logits: print the number your code takes the log of.",
     "cross-entropy-target-columns": "Print the shape of the log-probabilities you average: one per row.",
     "cross-entropy-loss-per-row": "Look at the shape of your loss: a single number.",
+    "cross-entropy-in-bits": "Look at the base of your logarithm.",
+    "attention-backward-dk-from-k": "Look at the matrix you multiply dSᵀ by for dK: which one sits beside K in the "
+                                    "score?",
+    "layer-norm-backward-parameter-gradients-averaged": "Look at the reduction over the rows in db and dg: a sum or "
+                                                        "a mean?",
+    "layer-norm-backward-sums-not-means": "Look at the two reductions along each row in your dX: sums or means?",
+    "cross-entropy-averaged-over-entries": "Look at how many numbers your mean is taken over: n, or n times vocab?",
+    "cross-entropy-max-not-added-back": "Follow one row's maximum through your log-sum-exp: where does it come back?",
+    "cross-entropy-gradient-divided-twice": "Count the divisions by n on the way to your gradient.",
+    "cross-entropy-wrong-axis": "Look at the axis of every sum and max in your softmax.",
     "attention-backward-scale-dropped": "Look at the step between your softmax backward and the products that give "
                                         "dQ and dK: which factor of the forward pass is missing?",
     "attention-backward-scale-twice": "Count how many times the scale enters your dQ and dK.",

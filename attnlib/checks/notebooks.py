@@ -18,11 +18,15 @@ CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
 REPORT = re.compile(r'class="ra-check ra-(pass|fail|not-attempted)" data-exercise="(\w+)"')
 DIAGNOSIS = re.compile(r'data-diagnosis="([\w-]*)"')
 
-# Appended to the first cell of every exercise notebook (the solutions notebooks do not carry it).
+# Appended to the first cell of every exercise notebook (the solutions notebooks do not carry it); the first
+# sentence depends on whether the notebook has stubs to fill in (the capstone has none).
+WRITE = """Write each function with numpy only (not attnlib's version of it): replace the
+`raise NotImplementedError` line, then run the check cell below it."""
+GATHER = """There is nothing to write here: this notebook gathers the functions you wrote in the other
+exercise notebooks. Run the cells from the top, then the check cell."""
 HOW_IT_WORKS = """
 
-**How this works.** Write each function with numpy only (not attnlib's version of it): replace the
-`raise NotImplementedError` line, then run the check cell below it. A check shows a green pass, "not attempted
+**How this works.** {} A check shows a green pass, "not attempted
 yet", or a red report that names the mistake and offers hints, each hidden until you ask: first the idea, then
 where to look, and last, clearly labelled, the formula with the expected values. Rows are tokens throughout.
 This notebook ships with no outputs: nothing is green until your own code makes it so.
@@ -31,11 +35,17 @@ This is your own copy (in `workspace/exercises/`): course updates never overwrit
 `python -m attnlib status` (or `make grade`), or see the README for the pytest and nbval routes."""
 
 
+def how_it_works(nb):
+    """The shared intro for this solutions notebook: how to write the stubs, or (no stubs) how to run it."""
+    stubs = any("### BEGIN SOLUTION" in c.source for c in nb.cells)
+    return HOW_IT_WORKS.format(WRITE if stubs else GATHER)
+
+
 def make_exercise(nb):
     """A copy of a solutions notebook: solution blocks become stubs, outputs are dropped, the shared intro is added."""
     nb = nbformat.from_dict(nb)
     if nb.cells and nb.cells[0].cell_type == "markdown":
-        nb.cells[0].source = nb.cells[0].source.rstrip() + HOW_IT_WORKS
+        nb.cells[0].source = nb.cells[0].source.rstrip() + how_it_works(nb)
     for cell in nb.cells:
         if cell.cell_type == "code":  # no stored outputs: an untouched stub never shows a pass
             cell.outputs, cell.execution_count = [], None
@@ -109,7 +119,14 @@ def _cache_file():
 
 
 def _fingerprint(path):
-    h = hashlib.sha256(pathlib.Path(path).read_bytes())
+    """The notebook's content, the grader's source and, for a notebook that gathers functions from the others
+    (the capstone's my_functions()), every exercise notebook beside it: a change in any of them re-grades it."""
+    path = pathlib.Path(path)
+    text = path.read_bytes()
+    h = hashlib.sha256(text)
+    if b"my_functions(" in text:
+        for f in sorted(path.parent.glob("*.ipynb")):
+            h.update(f.name.encode() + f.read_bytes())
     for f in sorted(pathlib.Path(__file__).parent.glob("*.py")):  # a new grader invalidates old results
         h.update(f.read_bytes())
     return h.hexdigest()

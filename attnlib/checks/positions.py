@@ -130,6 +130,10 @@ def positions_from_one(n, d):
     return _sinusoid(n, d, t0=1)
 
 
+def pair_index_floored(n, d):
+    return _sinusoid(n, d, pair=lambda i, d: (2 * i) // d)  # 2i // d is 0 for every pair: one frequency
+
+
 def wrong_base(n, d):
     return _sinusoid(n, d, base=1000.0)
 
@@ -148,7 +152,8 @@ EXERCISES.append(Exercise(
               ("sinusoid-frequency-per-column", frequency_per_column),
               ("sinusoid-frequencies-inverted", frequencies_inverted),
               ("sinusoid-positions-from-one", positions_from_one),
-              ("sinusoid-wrong-base", wrong_base)],
+              ("sinusoid-wrong-base", wrong_base),
+              ("sinusoid-one-frequency", pair_index_floored)],
     verified="sin on the even columns and cos on the odd ones, one frequency per pair, for tables from (1, 2) "
              "to (40, 16)",
     hint1="Each pair of columns is a clock hand turning at its own speed: the first pair turns fastest (one radian "
@@ -162,6 +167,8 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
+    "sinusoid-one-frequency": "Every pair of columns got the same frequency: the exponent 2i/d was computed with "
+                              "floor division (//), which is 0 for every pair.",
     "sinusoid-sin-cos-swapped": "Sine and cosine are swapped: the even columns hold the sine, the odd columns the "
                                 "cosine, so row 0 is 0, 1, 0, 1, ...",
     "sinusoid-halves-not-interleaved": "All the sines come first and all the cosines after; they alternate, column "
@@ -179,6 +186,7 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "sinusoid-one-frequency": "Print the exponent 2i/d for each pair of columns.",
     "sinusoid-sin-cos-swapped": "Print row 0 of your table: it should read 0, 1, 0, 1, ...",
     "sinusoid-halves-not-interleaved": "Look at how you place the sines and cosines in the table: side by side in "
                                        "two halves, or alternating?",

@@ -36,6 +36,14 @@ def composed_transposed(W1, W2):
     return (W1 @ W2).T
 
 
+def middle_sum_stops_short(W1, W2):
+    return W1[:, :-1] @ W2[:-1]  # the last middle feature never contributes
+
+
+def second_weight_transposed(W1, W2):
+    return W1 @ W2.T  # W2 read as (d_out, d_mid): only square W2 run
+
+
 def _pair(seed, d_in, d_mid, d_out, dtype=float):
     return Probe((rand(seed, d_in, d_mid).astype(dtype), rand(seed + 1, d_mid, d_out).astype(dtype)),
                  names=("W1", "W2"), cols=features(d_out))
@@ -65,7 +73,9 @@ EXERCISES = [
         mistakes=[("compose-order-swapped", second_matrix_first),
                   ("compose-elementwise", entry_by_entry),
                   ("compose-added", matrices_added),
-                  ("output-transposed", composed_transposed)],
+                  ("output-transposed", composed_transposed),
+                  ("sum-stops-short", middle_sum_stops_short),
+                  ("weights-transposed", second_weight_transposed)],
         verified="one (d_in, d_out) matrix equal to W1 then W2, for square, non-square, rank-1 and float32 pairs",
         hint1="Applying W1 and then W2 to a row vector is linear in x, so a single matrix does both steps; "
               "its column j says how output feature j is built from the input features.",
@@ -85,6 +95,8 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "sum-stops-short": "The sum over the middle index stops one short: the last of the d_mid middle features never "
+                       "contributes to the product.",
     "compose-order-swapped": "The two matrices were multiplied in the opposite order. The row vector meets "
                              "W1 first and W2 second, so W1 comes first in the product (the inner sizes must "
                              "both be d_mid).",
@@ -95,6 +107,7 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "sum-stops-short": "Look at where the range of your sum over the middle index ends.",
     "compose-order-swapped": "Write the shapes of W1 and W2 next to your product, in the order you multiply.",
     "compose-elementwise": "Look at the operator between W1 and W2: does it sum over the middle axis?",
     "compose-added": "Look at the operator between W1 and W2: what does the second projection receive?",

@@ -1,10 +1,11 @@
 """Every checkable exercise, by name: one module per lesson, in course order.
 
 Each lesson module holds its exercises and their named mistakes in a list
-`EXERCISES`, and may add the mistake ids only its exercises use in `DIAGNOSES`
-and `NUDGES` (merged into diagnoses.py's tables here; an id defined twice is an
-error). A module is named after its lesson's stem without the number
-(course.LESSONS), so renumbering lessons never renames a file. The capstone
+`EXERCISES`, may add what the values cannot show in `REQUIREMENTS`, and may add
+the mistake ids only its exercises use in `DIAGNOSES` and `NUDGES` (merged into
+diagnoses.py's tables here; an id defined twice is an error). A module is named
+after its lesson's stem without the number (course.LESSONS), so renumbering
+lessons never renames a file. The capstone
 (capstone.py) grades a dict of ops rather than one function.
 """
 from . import capstone, diagnoses
@@ -17,6 +18,9 @@ LESSON_MODULES = (projection, batches, tokens_and_values, mixing_rows, learned_m
 
 EXERCISES = {ex.name: ex for module in LESSON_MODULES for ex in module.EXERCISES}
 NAMES = tuple(EXERCISES) + (capstone.NAME,)  # the capstone grades a dict of ops (capstone.py)
+# What the probes' values cannot show (memory held, calls made), from each module's REQUIREMENTS: functions
+# run(wrapper, args) -> (diagnosis, detail) or None, asked only once every probe has passed.
+REQUIREMENTS = {name: reqs for module in LESSON_MODULES for name, reqs in getattr(module, "REQUIREMENTS", {}).items()}
 
 
 for _module in LESSON_MODULES + (capstone,):

@@ -179,7 +179,10 @@ def _value_problems(got, e):
     found = []
     if got.shape != e.shape:
         found.append(f"shape: got {got.shape}, expected {e.shape}")
-    if got.dtype.kind != "f":
+    want_ints = isinstance(e, np.ndarray) and e.dtype.kind in "iu"
+    if want_ints and got.dtype.kind not in "iu":
+        found.append(f"dtype: got {got.dtype}, expected an int array (token ids)")
+    elif not want_ints and got.dtype.kind != "f":
         found.append(f"dtype: got {got.dtype}, expected a float array")
     g = got.astype(float)
     bad = ~np.isfinite(g)

@@ -58,6 +58,22 @@ def ids_along_the_columns(ids, vocab_size):
     return one_hot(ids, vocab_size).T
 
 
+def ids_one_based(ids, vocab_size):
+    return one_hot(np.asarray(ids) - 1, vocab_size)  # id 0 lands in the last column
+
+
+def float_result(run):
+    """one_hot must return floats, as the exercise says: an int or bool array of the right 0s and 1s is refused."""
+    o = run(lambda fn: lambda *a: np.asarray(fn(*a)).dtype.str, (np.array([0, 2, 1]), 4))
+    if o.kind == "ok" and isinstance(o.value, str) and np.dtype(o.value).kind != "f":
+        return "one-hot-not-float", (f"your function returned an array of dtype {np.dtype(o.value)}; the exercise "
+                                     "asks for floats (the rows are vectors a table of floats is multiplied by)")
+    return None
+
+
+REQUIREMENTS = {"one_hot": [float_result]}
+
+
 def every_row_marks_every_id(ids, vocab_size):
     out = np.zeros((len(ids), vocab_size))
     out[:, ids] = 1.0
@@ -105,7 +121,8 @@ EXERCISES = [
         mistakes=[("one-hot-width-from-ids", width_from_the_ids),
                   ("tokens-deduplicated", each_id_once),
                   ("one-hot-marks-every-id", every_row_marks_every_id),
-                  ("output-transposed", ids_along_the_columns)],
+                  ("output-transposed", ids_along_the_columns),
+                  ("ids-one-based", ids_one_based)],
         verified="one row per id (repeats included) with a single 1.0 in its column, vocab_size columns wide, "
                  "for more ids than words, a single id and int32 ids",
         hint1="A one-hot row stands for one token: as many entries as words in the vocabulary, all 0 except "
@@ -124,6 +141,9 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "one-hot-not-float": "The 0s and 1s are right but not floats: the exercise asks for a float array.",
+    "ids-one-based": "The 1 went into column ids[i] - 1, as if ids counted from 1. Ids count from 0: id 0 is the "
+                     "first column.",
     "one-hot-width-from-ids": "The number of columns came from the largest id in these ids. It must be "
                               "vocab_size, so that the rows line up with the rows of the embedding table "
                               "whatever words the sentence happens to use.",
@@ -132,6 +152,8 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "one-hot-not-float": "Look at the dtype of the array you fill.",
+    "ids-one-based": "Print your row for id 0: where is its 1?",
     "one-hot-width-from-ids": "Look at where the number of columns of your result comes from.",
     "one-hot-marks-every-id": "Look at the line that writes the ones: which rows does it reach?",
 }

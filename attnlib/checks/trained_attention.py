@@ -110,6 +110,19 @@ def entropy_normalised(A):
     return attention_entropy(A) / np.log(A.shape[1])
 
 
+def entropy_weights_left_out(A):
+    return -np.log(np.where(A > 0, A, 1.0)).sum(axis=1)  # -sum log A: each log is not weighted by its A
+
+
+def entropy_zeros_clipped(A):
+    A = np.clip(A, 1e-6, None)  # a masked weight becomes 1e-6 and adds its own small term
+    return -(A * np.log(A)).sum(axis=1)
+
+
+def entropy_log1p(A):
+    return -(A * np.log1p(A)).sum(axis=1)
+
+
 def entropy_of_the_whole_matrix(A):
     logs = np.log(np.where(A > 0, A, 1.0))
     return np.full(A.shape[0], -(A * logs).sum())
@@ -148,7 +161,10 @@ EXERCISES.append(Exercise(
               ("entropy-wrong-axis", entropy_down_the_columns),
               ("entropy-whole-matrix", entropy_of_the_whole_matrix),
               ("entropy-mean-not-sum", entropy_mean_not_sum),
-              ("entropy-normalised", entropy_normalised)],
+              ("entropy-normalised", entropy_normalised),
+              ("entropy-weights-left-out", entropy_weights_left_out),
+              ("entropy-log-of-one-plus", entropy_log1p),
+              ("entropy-zeros-clipped", entropy_zeros_clipped)],
     verified="the entropy of each row in nats: causal rows with masked zeros, a cached A, exact one-hot and "
              "evenly spread rows, and an unmasked A",
     hint1="Entropy measures how spread out a row of weights is: 0 when all the weight sits on one key, log m when it "
@@ -161,6 +177,13 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
+    "entropy-weights-left-out": "You added up -log A over the keys without weighting each term by its A. The "
+                                "entropy is the expected surprise: -Σ A log A.",
+    "entropy-log-of-one-plus": "You took the log of one plus each weight, a different function from the log of "
+                               "the weight. A zero weight contributes nothing because A log A goes to 0 as A does: "
+                               "skip the zeros instead.",
+    "entropy-zeros-clipped": "You clipped the zero weights to a small number before A log A, so every masked key "
+                             "adds a small term of its own. A zero weight contributes exactly 0.",
     "entropy-nan-from-zeros": "A weight of 0 gave 0 times minus infinity, which is NaN. By convention a zero "
                               "weight contributes 0 to the entropy: leave those terms out.",
     "entropy-sign": "The entropy came out negative: the logarithm of a weight below 1 is negative, so the sum "
@@ -174,6 +197,9 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "entropy-weights-left-out": "Look at the term you sum: is each log multiplied by its weight?",
+    "entropy-log-of-one-plus": "Look at the logarithm you take.",
+    "entropy-zeros-clipped": "Look at what your code does to the weights that are exactly 0.",
     "entropy-nan-from-zeros": "Look at what your code does with a weight of exactly 0 (a masked key).",
     "entropy-sign": "Look at the sign of your result: can a spread-out row have a negative entropy?",
     "entropy-in-bits": "Look at which logarithm you use.",

@@ -347,7 +347,8 @@ def smp_at_least(logits, temperature, u):
 def smp_no_zero_branch(logits, temperature, u):
     with np.errstate(all="ignore"):
         p = _softmax(np.asarray(logits, dtype=float) / temperature)
-    return int(np.searchsorted(np.cumsum(p), u, side="right"))
+        c = np.cumsum(p)
+    return int(np.searchsorted(c / c[-1], u, side="right"))
 
 
 def smp_overflows(logits, temperature, u):
