@@ -107,3 +107,16 @@ def test_my_functions_reads_written_functions_and_skips_stubs(capsys):
     assert "yours, from 06_mask_and_softmax.ipynb" in capsys.readouterr().out
     S = np.array([[1.0, 2.0, 3.0]])
     np.testing.assert_allclose(found["softmax"](S), learner.softmax(S))
+
+
+def test_the_capstone_is_graded_again_when_another_exercise_notebook_changes(tmp_path):
+    """status caches each notebook's grades by its content; the capstone also reads its neighbours."""
+    from attnlib.checks.notebooks import _fingerprint
+    capstone, other, plain = tmp_path / "15_capstone.ipynb", tmp_path / "10_block.ipynb", tmp_path / "01_a.ipynb"
+    capstone.write_text('{"cells": [{"source": "mine = my_functions()"}]}')
+    plain.write_text('{"cells": [{"source": "check(\\"project\\", project)"}]}')
+    other.write_text('{"cells": [{"source": "def gelu(X): return X"}]}')
+    before = _fingerprint(capstone), _fingerprint(plain)
+    other.write_text('{"cells": [{"source": "def gelu(X): return 0.5 * X"}]}')
+    assert _fingerprint(capstone) != before[0]  # a learner's change in 10 re-grades the capstone
+    assert _fingerprint(plain) == before[1]  # and nothing else

@@ -52,7 +52,8 @@ def test_status_reports_passed_failed_with_diagnosis_and_not_attempted(course, t
     assert lines["project"] == ["passed"]
     assert lines["project_rows"] == ["failed", "output-transposed"]
     assert lines["similarity"] == ["not", "attempted"]
-    assert "1/3 passed, 1 failed, 1 not attempted" in result.stdout
+    assert lines["compose"] == ["passed"] and lines["matmul_cost"][0] == "failed"  # 02 holds the same wrong body
+    assert "2/6 passed, 2 failed, 2 not attempted" in result.stdout
     again = cli("status", root=course, env_home=tmp_path)  # from the cache, same answer
     assert again.stdout == result.stdout
 

@@ -83,6 +83,8 @@ def close(got, want, rtol):
         return isinstance(got, dict) and got.keys() == want.keys() and all(close(got[k], want[k], rtol) for k in want)
     if isinstance(want, str):
         return got == want
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(close(g, w, rtol) for g, w in zip(got, want))
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return False
@@ -566,6 +568,132 @@ def test_kv_cache_bytes():
     assert_clean()
 
 
+def ref_targets(targets, n, vocab):
+    """The reference's view of the targets: n ints in [0, vocab), or MustRaise."""
+    if isinstance(targets, np.ma.MaskedArray):
+        raise MustRaise("a masked array must be refused")
+    t = np.asarray(targets)
+    if t.dtype.kind not in "iu" or t.shape != (n,) or (t < 0).any() or (t >= vocab).any():
+        raise MustRaise(f"targets {t.dtype} {t.shape} must be n ints in [0, vocab)")
+    return t.astype(int)
+
+
+def ref_cross_entropy(logits, targets):
+    Z = F(logits)
+    need_rank(Z, 2), need_finite(Z)
+    t = ref_targets(targets, *Z.shape)
+    n = Z.shape[0]
+    loss, dZ = 0.0, np.zeros_like(Z)
+    for i, row in enumerate(Z):
+        m = max(row)
+        lse = m + math.log(math.fsum(math.exp(z - m) for z in row))
+        loss += (lse - row[t[i]]) / n
+        dZ[i] = [(math.exp(z - lse) - (j == t[i])) / n for j, z in enumerate(row)]
+    return finite(loss), dZ
+
+
+def ref_attention_backward(Q, K, V, dO, causal=True, scale=True):
+    A = ref_attention_weights(Q, K, causal, scale)  # (n_q, n_k)
+    Q, K, V, dO = F(Q), F(K), F(V), F(dO)
+    need_rank(V, 2), need_rank(dO, 2), need_finite(V, dO)
+    if V.shape[0] != A.shape[1] or dO.shape != (A.shape[0], V.shape[1]):
+        raise MustRaise("V rows or dO shape")
+    s = 1 / math.sqrt(Q.shape[1]) if scale else 1.0
+    dA = finite(dO @ V.T)
+    dS = np.array([[A[i, j] * (dA[i, j] - math.fsum(A[i] * dA[i])) * s for j in range(A.shape[1])]
+                   for i in range(A.shape[0])])
+    return finite(dS @ K), finite(dS.T @ Q), finite(A.T @ dO)
+
+
+def ref_layer_norm_backward(X, g, dY, eps=1e-5):
+    ref_layer_norm(X, g, np.zeros_like(F(g)), eps)  # the same input rules as the forward pass
+    X, g, dY = F(X), F(g), F(dY)
+    need_rank(dY, 2), need_finite(dY)
+    if dY.shape != X.shape:
+        raise MustRaise("dY shape")
+    dX, dg, db = np.zeros_like(X), np.zeros_like(g), np.zeros_like(g)
+    for i, row in enumerate(X):
+        mu = math.fsum(row) / len(row)
+        r = 1 / math.sqrt(math.fsum((x - mu) ** 2 for x in row) / len(row) + float(eps))
+        xhat = (row - mu) * r
+        dxhat = dY[i] * g
+        dX[i] = r * (dxhat - math.fsum(dxhat) / len(row) - xhat * math.fsum(dxhat * xhat) / len(row))
+        dg += dY[i] * xhat
+        db += dY[i]
+    return finite(dX), finite(dg), finite(db)
+
+
+def ref_sample_next(logits, temperature, u):
+    z = F(logits) if not (isinstance(logits, np.ndarray) and logits.dtype.kind == "f") else logits.astype(float)
+    if isinstance(logits, np.ma.MaskedArray) or np.isnan(z).any() or np.isposinf(z).any():
+        raise MustRaise("logits must be finite floats or -inf")
+    need_rank(z, 1)
+    for v, low, high in ((temperature, 0.0, math.inf), (u, 0.0, 1.0)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.floating, np.integer)) or not (
+                math.isfinite(v) and low <= v < high):
+            raise MustRaise(f"{v!r} out of range")
+    if np.isneginf(z).all():
+        raise MustRaise("nothing to sample")
+    if temperature == 0:
+        return int(np.argmax(z))
+    m = max(z)
+    e = [math.exp((x - m) / temperature) if x != -np.inf else 0.0 for x in z]
+    total, running = math.fsum(e), 0.0
+    for i, x in enumerate(e):
+        running += x / total
+        if running > u and x > 0:
+            return i
+    return max(i for i, x in enumerate(e) if x > 0)  # u above every rounded running total: the last possible id
+
+
+TARGET_VARIANTS = [("list", "list", "valid"), ("np.int32", "int32", "valid"), ("float", "float", "maybe"),
+                   ("-1", "negative", "maybe"), ("vocab", "outside", "maybe"), ("short", "short", "maybe"),
+                   ("2-D", "2d", "maybe"), ("bool", "bool", "maybe"), ("None", "none", "maybe")]
+
+
+def target_variant(t, how, vocab):
+    return {"list": t.tolist(), "int32": t.astype(np.int32), "float": t.astype(float),
+            "negative": np.where(np.arange(len(t)) == 0, -1, t), "outside": np.full_like(t, vocab),
+            "short": t[:-1], "2d": t[None], "bool": t > 0, "none": None}[how]
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, n=sizes, m=sizes, d=sizes, causal=st.booleans(), scale=st.booleans())
+def test_backward_passes(seed, n, m, d, causal, scale):
+    vocab = d + 2
+    logits, targets = 3 * normal(seed, n, vocab), np.random.default_rng(seed).integers(0, vocab, n)
+    sweep("cross_entropy", attnlib.cross_entropy, {"logits": logits, "targets": targets}, ref_cross_entropy,
+          {"logits": "array"})
+    for vlabel, how, vkind in TARGET_VARIANTS:
+        outcome(f"cross_entropy(targets={vlabel})", attnlib.cross_entropy,
+                {"logits": logits, "targets": target_variant(targets, how, vocab)}, ref_cross_entropy,
+                ["targets"], valid=vkind == "valid")
+    n_k = n + m - 1
+    Q, K, V = normal(seed, n, d), normal(seed + 1, n_k, d), normal(seed + 2, n_k, d + 1)
+    sweep("attention_backward", attnlib.attention_backward,
+          {"Q": Q, "K": K, "V": V, "dO": normal(seed + 3, n, d + 1), "causal": causal, "scale": scale},
+          ref_attention_backward, {"Q": "array", "K": "array", "V": "array", "dO": "array", "causal": "flag",
+                                   "scale": "flag"})
+    X = normal(seed, n, d + 1)
+    sweep("layer_norm_backward", attnlib.layer_norm_backward,
+          {"X": X, "g": 1 + 0.1 * normal(seed + 1, d + 1), "dY": normal(seed + 2, n, d + 1), "eps": 1e-5},
+          ref_layer_norm_backward, {"X": "array", "g": "array", "dY": "array", "eps": "float"})
+    assert_clean()
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, vocab=st.integers(1, 6), temperature=st.sampled_from([0.0, 0.5, 1.0, 3.0]),
+       u=st.floats(0.0, 1.0, exclude_max=True))
+def test_sample_next(seed, vocab, temperature, u):
+    logits = 2 * normal(seed, vocab)
+    sweep("sample_next", attnlib.sample_next, {"logits": logits, "temperature": temperature, "u": u},
+          ref_sample_next, {"logits": "array:-inf", "temperature": "float", "u": "float"})
+    masked = np.where(np.arange(vocab) % 2 == 1, -np.inf, logits)  # -inf logits are never picked
+    outcome("sample_next(-inf logits)", attnlib.sample_next, {"logits": masked, "temperature": 1.0, "u": u},
+            ref_sample_next, ["logits"], valid=True)
+    assert_clean()
+
+
 def test_huge_sizes_are_refused_before_allocating():
     for fn in (attnlib.uniform_causal_weights, attnlib.causal_mask):
         outcome(f"{fn.__name__}(10**6)", fn, {"n": 10**6}, lambda n: (_ for _ in ()).throw(MustRaise("too big")),
@@ -980,5 +1108,6 @@ def test_every_public_name_is_covered():
     covered = {"project", "project_rows", "uniform_causal_weights", "causal_average", "causal_mask", "softmax",
                "softmax_backward", "similarity", "attention_weights", "attention", "self_attention",
                "multi_head_attention", "tiled_attention", "layer_norm", "gelu", "transformer_block",
-               "next_token_logits", "attend_step", "kv_cache_bytes", "TinyLM", "KVCache", "Adam", "Tokenizer"}
+               "next_token_logits", "attend_step", "kv_cache_bytes", "sample_next", "cross_entropy",
+               "attention_backward", "layer_norm_backward", "TinyLM", "KVCache", "Adam", "Tokenizer"}
     assert set(attnlib.__all__) == covered
