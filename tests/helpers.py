@@ -50,3 +50,22 @@ def softmax_rows(S):
     """Plain row softmax with -inf allowed (no attnlib): an independent reference."""
     E = np.exp(S - S.max(axis=-1, keepdims=True))
     return E / E.sum(axis=-1, keepdims=True)
+
+
+def numeric_grad(f, M, h=1e-6):
+    """df/dM by central differences; f() reads M, which is nudged in place and restored."""
+    g = np.zeros_like(M)
+    for idx in np.ndindex(M.shape):
+        old = M[idx]
+        M[idx] = old + h
+        up = f()
+        M[idx] = old - h
+        down = f()
+        M[idx] = old
+        g[idx] = (up - down) / (2 * h)
+    return g
+
+
+def rel_error(a, b):
+    """|a - b| / (|a| + |b|) in the Frobenius norm: 0 for equal arrays, 1 for opposite ones."""
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(a) + np.linalg.norm(b), 1e-300))

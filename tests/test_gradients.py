@@ -16,27 +16,7 @@ from hypothesis import strategies as st
 
 import attnlib as at
 import test_robustness as rb  # its classifier and plain-numpy references, for the robustness sweep
-from helpers import need, rng
-
-EPS = 1e-6
-
-
-def numeric_grad(f, M, h=EPS):
-    """df/dM by central differences; f() reads M, which is nudged in place and restored."""
-    g = np.zeros_like(M)
-    for idx in np.ndindex(M.shape):
-        old = M[idx]
-        M[idx] = old + h
-        up = f()
-        M[idx] = old - h
-        down = f()
-        M[idx] = old
-        g[idx] = (up - down) / (2 * h)
-    return g
-
-
-def rel_error(a, b):
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(a) + np.linalg.norm(b), 1e-300))
+from helpers import need, numeric_grad, rel_error, rng
 
 
 def plain_loss(logits, targets):

@@ -11,28 +11,9 @@ import pytest
 from attnlib import backprop
 from attnlib.layers import BLOCK_KEYS
 from attnlib.model import TinyLM
-from helpers import rng
+from helpers import numeric_grad, rel_error, rng
 
-EPS = 1e-6
 TOL = 1e-6
-
-
-def numerical_grad(f, x):
-    """d f() / d x by central differences, perturbing x in place (f reads x)."""
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        old = x[idx]
-        x[idx] = old + EPS
-        up = f()
-        x[idx] = old - EPS
-        down = f()
-        x[idx] = old
-        g[idx] = (up - down) / (2 * EPS)
-    return g
-
-
-def rel_error(a, b):
-    return float(np.linalg.norm(a - b) / max(np.linalg.norm(a) + np.linalg.norm(b), 1e-300))
 
 
 def check_layer(forward, backward, inputs, names, seed=0):
@@ -48,7 +29,7 @@ def check_layer(forward, backward, inputs, names, seed=0):
 
     for name, x, g in zip(names, inputs, grads):
         assert g.shape == x.shape, name
-        err = rel_error(numerical_grad(loss, x), g)
+        err = rel_error(numeric_grad(loss, x), g)
         assert err <= TOL, f"{name}: relative error {err:.2e}"
 
 
@@ -92,7 +73,7 @@ def test_softmax_backward_matches_finite_differences():
     from attnlib import softmax, softmax_backward
     S = rng(6).normal(size=(3, 4))
     R = rng(7).normal(size=(3, 4))
-    num = numerical_grad(lambda: float(np.sum(softmax(S) * R)), S)
+    num = numeric_grad(lambda: float(np.sum(softmax(S) * R)), S)
     assert rel_error(num, softmax_backward(softmax(S), R)) <= TOL
 
 
@@ -145,7 +126,7 @@ def test_cross_entropy_backward_with_ignored_positions():
     logits = r.normal(size=(2, 3, 5)) * 2
     targets = np.array([[1, -1, 4], [0, 2, -1]])
     _, cache = backprop.cross_entropy_forward(logits, targets)
-    num = numerical_grad(lambda: backprop.cross_entropy_forward(logits, targets)[0], logits)
+    num = numeric_grad(lambda: backprop.cross_entropy_forward(logits, targets)[0], logits)
     assert rel_error(num, backprop.cross_entropy_backward(cache)) <= TOL
     # and the value itself, by hand: mean over the 4 scored positions of -log p(target)
     logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
@@ -169,6 +150,6 @@ def test_whole_tinylm_gradients(causal):
         return backprop.cross_entropy_forward(model.forward(tokens), targets)[0]
 
     for name, p in model.params.items():
-        num = numerical_grad(loss, p)
+        num = numeric_grad(loss, p)
         err = rel_error(num, grads[name])
         assert err <= TOL, f"{name}: relative error {err:.2e}"
