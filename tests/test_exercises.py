@@ -1,4 +1,5 @@
 """Exercise notebooks: generated from solutions/, all solved there, all untouched here, nbgrader-compatible."""
+import os
 import pathlib
 import nbformat
 import pytest
@@ -15,17 +16,22 @@ EXERCISES = [ROOT / "exercises" / f"{s}.ipynb" for s in STEMS]
 
 
 def run_checks(path):
-    """Run a notebook's code cells in this process; return the Report of every check cell."""
-    ns, reports = {}, []
-    for cell in nbformat.read(path, as_version=4).cells:
-        if cell.cell_type != "code":
-            continue
-        if CHECK_CALL.search(cell.source):  # a check cell ends with one check(...) expression
-            *head, last = cell.source.strip().splitlines()
-            exec("\n".join(head), ns)
-            reports.append(eval(last, ns))
-        else:
-            exec(cell.source, ns)
+    """Run a notebook's code cells in this process from the notebook's folder, as Jupyter does (the capstone
+    reads its neighbours); return the Report of every check cell."""
+    ns, reports, here = {}, [], os.getcwd()
+    os.chdir(pathlib.Path(path).parent)
+    try:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            if CHECK_CALL.search(cell.source):  # a check cell ends with one check(...) expression
+                *head, last = cell.source.strip().splitlines()
+                exec("\n".join(head), ns)
+                reports.append(eval(last, ns))
+            else:
+                exec(cell.source, ns)
+    finally:
+        os.chdir(here)
     return reports
 
 
