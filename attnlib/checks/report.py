@@ -32,6 +32,7 @@ class Report:
     cols: list = None
     hints: tuple = ("", "")
     formula: str = ""
+    todo: str = "Replace the `raise NotImplementedError` line with your code"  # shown when not attempted
 
     def __bool__(self):
         return self.status == "pass"
@@ -50,8 +51,7 @@ class Report:
         if self.status == "pass":
             return f"✓ {self.name} passed: {self.summary}"
         if self.status == "not-attempted":
-            return (f"… {self.name}: not attempted yet. Replace the `raise NotImplementedError` line "
-                    "with your code, then run this check again.")
+            return f"… {self.name}: not attempted yet. {self.todo}, then run this check again."
         lines = [f"✗ {self.name} failed on probe {self.probe}"]
         if self.diagnosis:
             lines.append(f"  diagnosis {self.diagnosis}: {explain(self.diagnosis)}")
@@ -73,8 +73,9 @@ class Report:
         if self.status == "pass":
             return head + f'<b style="color:{c}">✓ {self.name} passed</b>: {html.escape(self.summary)}</div>'
         if self.status == "not-attempted":
-            return head + (f'<b style="color:#616161">… {self.name}: not attempted yet</b>. Replace the '
-                           '<code>raise NotImplementedError</code> line with your code, '
+            todo = html.escape(self.todo).replace("`raise NotImplementedError`",
+                                                  "<code>raise NotImplementedError</code>")
+            return head + (f'<b style="color:#616161">… {self.name}: not attempted yet</b>. {todo}, '
                            'then run this cell again.</div>')
         parts = [head, f'<b style="color:{c}">✗ {self.name} failed</b> on probe <code>{html.escape(self.probe)}</code>']
         if self.diagnosis:
