@@ -44,7 +44,8 @@ DIAGNOSES = {
 }
 NUDGES = {
     "op-raised": "Read the error message and the shapes of the arguments the model passed.",
-    "op-changes-loss": "Run the check of the named function in its own exercise notebook.",
+    "op-changes-loss": "The report of check 15 (or of its check cell) names the function: run that function's own "
+                       "check in its exercise notebook.",
     "op-changes-generation": "Look at the functions only generation uses: your cache step and your sampling.",
     "ops-combined": "Put your functions in one at a time and watch which pair makes the runs part.",
 }

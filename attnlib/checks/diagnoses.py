@@ -16,7 +16,7 @@ DIAGNOSES = {
     "grader-modified": "Part of the grader, of numpy or of attnlib was replaced in this kernel since the grader "
                        "was loaded (or your function switched off its watch), so no verdict can be trusted. "
                        "Restart the kernel and run your cells again.",
-    "raised-error": "Your function raised an error on this probe (see the message above).",
+    "raised-error": "Your function raised an error on this probe (its message is in the list below).",
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result has the wrong shape; check which axes your products and sums run over.",
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",

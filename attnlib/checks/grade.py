@@ -84,7 +84,8 @@ def check(name, fn, time_limit=None):
         if not unmet:
             return Report(name, "pass", summary=f"{ex.verified} ({len(trusted.probes)} probes).")
         diagnosis, detail = unmet
-        report = Report(name, "fail", diagnosis=diagnosis, probe=f"the requirement beyond the values: {name}",
+        report = Report(name, "fail", diagnosis=diagnosis, probe=f"the extra check after all {len(trusted.probes)} "
+                        "probes passed",
                         problems=[detail, "the values it returned are right"], hints=(ex.hint1, ex.hint2),
                         formula=ex.formula)
         _fail(report)
@@ -93,7 +94,9 @@ def check(name, fn, time_limit=None):
                                       Ask(lambda calls: call_many(fn, calls, limit, trusted.forbidden)))
     i = next((k for k in bad if outcomes[k].mutated), bad[0]) if diagnosis == "mutates-input" else bad[0]
     p, o, e = probes[i], outcomes[i], expected[i]
-    report = Report(name, "fail", diagnosis=diagnosis, probe=f"{i + 1} of {len(probes)}: {name}({p.describe()})",
+    extra = len(probes) - len(trusted.probes)  # the fresh random copies of the fixed probes
+    fresh = f", {extra} of them fresh random copies" if extra else ""
+    report = Report(name, "fail", diagnosis=diagnosis, probe=f"{i + 1} of {len(probes)}{fresh}: {name}({p.describe()})",
                     problems=[problem] if found else problems(o, e, detail), got=None if found else o.value,
                     expected=e, rows=p.rows, cols=p.cols, hints=(ex.hint1, ex.hint2), formula=ex.formula)
     if not found and isinstance(e, tuple) and isinstance(o.value, (tuple, list)) and len(o.value) == len(e):

@@ -131,7 +131,7 @@ class Report:
             return "".join(matrix_html(f"output {i}", e) for i, e in enumerate(exp) if isinstance(e, np.ndarray))
         if isinstance(exp, np.ndarray):
             return matrix_html("expected", exp, self.rows, self.cols)
-        return f"<pre>{html.escape(repr(exp))}</pre>"
+        return "" if exp is None else f"<pre>{html.escape(repr(exp))}</pre>"
 
 
 # ----------------------------------------------------------------------------
