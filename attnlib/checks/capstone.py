@@ -148,7 +148,7 @@ def grade(ops, time_limit=None):
         return Report(NAME, "fail", diagnosis="wrong-type", probe="(none)", problems=[str(exc)], hints=hints,
                       formula=FORMULA)
     if not ops:
-        return Report(NAME, "not-attempted")
+        return Report(NAME, "not-attempted", todo=TODO)
     outcome = call(compare, (ops,), {}, ("ops",), TIME_LIMIT if time_limit is None else time_limit)
     if outcome.kind != "ok":
         diagnosis = {"timeout": "timeout", "crashed": "crashed"}.get(outcome.kind, "raised-error")

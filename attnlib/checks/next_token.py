@@ -532,29 +532,26 @@ def _ce_gradient_variants(logits, targets):
 
 
 def _cross_entropy_parts(f, seen):
-    """cross_entropy: judge the loss and dlogits apart. A part that is right clears it; a wrong part is named by the
-    variant it equals on every failing probe (the gradient's name first when both parts are wrong and agree)."""
-    verdicts = None
+    """cross_entropy: judge the loss and dlogits apart. Each wrong part must equal one of its named variants on
+    every failing probe; a wrong part that matches none means no finding."""
+    verdicts, parts = None, set()
     for p, o, e in seen:
         if o.kind != "ok" or not isinstance(o.value, (tuple, list)) or len(o.value) != 2 or close(o.value, e):
             continue
         logits, targets = p.args
-        loss, grad = o.value
         names = set()
-        if not close(loss, e[0]):
-            names |= {k for k, v in _ce_loss_variants(logits, targets).items() if close(loss, v)} or {"loss?"}
-        if not close(grad, e[1]):
-            names |= {k for k, v in _ce_gradient_variants(logits, targets).items() if close(grad, v)} or {"grad?"}
+        for part, got, want, variants in (("loss", o.value[0], e[0], _ce_loss_variants),
+                                          ("gradient", o.value[1], e[1], _ce_gradient_variants)):
+            if not close(got, want):
+                parts.add(part)
+                names |= {k for k, v in variants(logits, targets).items() if close(got, v)} or {"unknown"}
         verdicts = names if verdicts is None else verdicts & names
-    if not verdicts or verdicts & {"loss?", "grad?"}:
+    if not verdicts or "unknown" in verdicts:
         return None
-    name = sorted(verdicts)[0]
-    part = "loss" if name in _CE_LOSS_ONLY else "gradient"
-    return name, f"your {part} equals the right one computed with this change, on every probe it fails"
-
-
-_CE_LOSS_ONLY = {"cross-entropy-not-averaged", "cross-entropy-in-bits", "cross-entropy-averaged-over-entries",
-                 "cross-entropy-max-not-added-back"}
+    wrong = " and ".join(sorted(parts))
+    return sorted(verdicts)[0], (f"your {wrong} {'equal' if len(parts) > 1 else 'equals'} the right "
+                                 f"{'ones' if len(parts) > 1 else 'one'} computed with this change, on every probe "
+                                 "it fails")
 
 
 def _unstable_gradients(f, seen):
