@@ -10,7 +10,7 @@ import re
 import pytest
 
 from attnlib.course import LESSONS, STEMS
-from helpers import ROOT, SETUP_LINES, code_lines
+from helpers import ROOT, SETUP_LINES, code_lines, output_ignored
 from helpers import load_notebook as load
 
 NOTEBOOKS = list(STEMS)
@@ -62,9 +62,9 @@ def test_stored_output_rules(stem):
         found = re.findall(r"widgets\.(\w+_explorer)\(", cell.source)
         if found:
             explorers += found
-            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"widget cell {i} is not marked"
+            assert output_ignored(cell), f"widget cell {i} is not marked"
         if re.search(r"perf_counter|tracemalloc", cell.source) and "print(" in cell.source:
-            assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), f"timing cell {i} is not marked"
+            assert output_ignored(cell), f"timing cell {i} is not marked"
         assert cell.execution_count is not None, f"cell {i} has not been executed"
         for out in cell.outputs:
             assert out.get("name") != "stderr", f"cell {i} wrote to stderr"
