@@ -236,3 +236,15 @@ def test_data_values_round_trip_exactly():
     shown = np.array([float(c["value"]) for c in tds]).reshape(M.shape)
     np.testing.assert_array_equal(shown, M)  # data-value keeps full precision, -inf included
     assert sum("ra-neginf" in c["classes"] for c in tds) == int(np.isneginf(M).sum())
+
+
+@pytest.mark.parametrize("v, shown", [
+    (0.395, "0.40"), (0.39499999999999996, "0.40"), (0.3950000000000001, "0.40"),  # a tie, whatever its last bit
+    (0.345, "0.35"), (0.34499999999999997, "0.35"), (-0.035, "-0.04"), (-0.03500000000000002, "-0.04"),
+    (0.3949, "0.39"), (0.0951, "0.10"), (-0.001, "0.00"), (-0.0, "0.00"), (12.3, "12.30"), (2.0, "2.00")])
+def test_one_rounding_rule_for_tables_and_numpy(v, shown):
+    """Half away from zero at the printed decimal, on the value without its last-bit noise (checked by hand)."""
+    assert viz.number(v).strip() == shown
+    assert viz.fmt(v) == shown.replace("-", viz.MINUS)
+    with np.printoptions(formatter={"float": viz.number}):
+        assert np.array2string(np.array([v])) == f"[{shown:>5}]"

@@ -6,6 +6,8 @@
     heatmap(M, rows, cols, title)       a matplotlib Figure, for matrices above ~16 tokens
     heads_grid(A_stack, tokens)         one heatmap per (layer, head)
     curves({label: values}, ...)        line plots: loss curves, time per token
+    number(v, precision=2)              the one rounding rule; notebooks give it to numpy:
+                                        np.set_printoptions(formatter={"float": viz.number})
 
 The HTML views are IPython.display.HTML subclasses. They keep their numbers, so a
 test can inspect them without parsing: `.data` is the float array shown, `.rows`
@@ -24,9 +26,9 @@ in static HTML.
 Modules: tables (the HTML views), figures (matplotlib, imported lazily).
 """
 from .tables import (CSS, MINUS, NEGATIVE, PANEL, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
-                     cell_colour, equation, fmt, matmul_step, matrix)
+                     cell_colour, equation, fmt, matmul_step, matrix, number)
 from .figures import colormap, curves, heads_grid, heatmap
 
 __all__ = ["CSS", "MINUS", "NEGATIVE", "PANEL", "POSITIVE",
            "matrix", "equation", "matmul_step", "heatmap", "heads_grid", "curves", "colormap",
-           "cell_colour", "fmt", "View", "MatrixView", "EquationView", "MatmulStepView"]
+           "cell_colour", "fmt", "number", "View", "MatrixView", "EquationView", "MatmulStepView"]

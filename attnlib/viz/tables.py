@@ -9,6 +9,7 @@ a change to the HTML (even a style) means refreshing every notebook's outputs.
 """
 import html as _html
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 from IPython.display import HTML
@@ -59,17 +60,28 @@ def check_labels(what, labels, size, M_shape):
     return labels
 
 
+def number(v, precision=2):
+    """v at `precision` decimals, by the course's one rounding rule; also numpy's float formatter.
+
+    Half away from zero, after the noise below the 9th decimal is rounded away: 0.395 and
+    0.39499999999999996 both print 0.40, so no printed digit depends on a CPU's last bit.
+    ASCII minus, never "-0.00"; width 5 at least, so numpy's columns line up.
+    """
+    v = float(v)
+    if not math.isfinite(v):
+        return f"{v:>5}"
+    rounded = Decimal(f"{v:.9f}").quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
+    return f"{rounded + 0:>5}"  # + 0 turns -0.00 into 0.00
+
+
 def fmt(v, precision=2):
-    """A value as the tables print it: −∞ for -inf, a real minus sign, no '-0.00'."""
+    """A value as the tables print it: number()'s digits, −∞ for -inf, a real minus sign."""
     v = float(v)
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
         return "+∞" if v > 0 else f"{MINUS}∞"
-    s = f"{round(v, precision + 7):.{precision}f}"  # 0.0949999999999 and 0.0950000001 both print as 0.10
-    if s[0] == "-":
-        s = s[1:] if s.strip("-0.") == "" else MINUS + s[1:]  # no "-0.00"
-    return s
+    return number(v, precision).strip().replace("-", MINUS)
 
 
 def _paren(text):
