@@ -5,14 +5,20 @@ different implementation: the two must agree on logits, loss, every gradient and
 generated tokens. The op functions used here are the learner-style numpy ones of
 tests/mutants/capstone.py, written without attnlib.
 """
+import contextlib
+import io
 import pathlib
+import shutil
 
+import nbformat
 import numpy as np
 import pytest
 
+import attnlib
 from attnlib import TinyLM
-from attnlib.checks import CheckFailed, check, my_functions
+from attnlib.checks import CheckFailed, capstone, check, my_functions
 from attnlib.ops import OPS
+from attnlib.train import train
 from mutants import capstone as learner
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -120,3 +126,109 @@ def test_the_capstone_is_graded_again_when_another_exercise_notebook_changes(tmp
     other.write_text('{"cells": [{"source": "def gelu(X): return 0.5 * X"}]}')
     assert _fingerprint(capstone) != before[0]  # a learner's change in 10 re-grades the capstone
     assert _fingerprint(plain) == before[1]  # and nothing else
+
+
+# ---------------------------------------------------------------------------
+# the capstone names the op whose own check fails
+
+def softmax_axis0(S, axis=-1):
+    """Normalises every column, whatever axis says."""
+    E = np.exp(S - S.max(axis=0, keepdims=True))
+    return E / E.sum(axis=0, keepdims=True)
+
+
+def cross_entropy_gradient_not_divided(logits, targets):
+    """The right loss; the gradient of the summed loss instead of the mean (Adam hides most of the factor n)."""
+    n = len(targets)
+    P = learner.softmax(logits)
+    dlogits = P.copy()
+    dlogits[np.arange(n), targets] -= 1
+    return -np.mean(np.log(P[np.arange(n), targets])), dlogits
+
+
+def named(ops):
+    with pytest.raises(CheckFailed) as info:
+        check("capstone", ops)
+    first = info.value.report.problems[0]
+    assert first.startswith("your ") and " alone, in attnlib's model" in first, first
+    return info.value.diagnosis, first.split()[1], info.value.report.problems
+
+
+@pytest.mark.parametrize("ops", [{"softmax": softmax_axis0}, {**learner.ALL, "softmax": softmax_axis0}],
+                         ids=["alone", "beside an attention with its own softmax"])
+def test_a_softmax_over_the_wrong_axis_is_named_even_when_the_model_never_calls_it(ops):
+    diagnosis, name, problems = named(ops)
+    assert (diagnosis, name) == ("op-changes-loss", "softmax")
+    assert "from step 0" in problems[0]
+    with pytest.raises(CheckFailed):  # the op's own check, where the advice sends the learner, fails too
+        check("softmax", softmax_axis0)
+
+
+def test_a_short_run_is_the_start_of_the_full_one():
+    """Isolation runs stop early but keep the full run's schedule; the full run is attnlib's train()."""
+    t = capstone.task()
+    model = TinyLM(len(t.tokenizer), **capstone.MODEL)
+    expected = train(model, t, capstone.STEPS, lr=capstone.LR, batch_size=capstone.BATCH, seed=0,
+                     warmup=capstone.WARMUP, progress=False)
+    full = capstone.run({})[0]
+    np.testing.assert_allclose(full, expected, rtol=1e-13)
+    for stop in (1, 8, 17):
+        np.testing.assert_array_equal(capstone.run({}, stop=stop)[0], full[:stop])
+
+
+@pytest.mark.parametrize("ops", [
+    {"cross_entropy": cross_entropy_gradient_not_divided},
+    {"softmax": learner.softmax, "cross_entropy": cross_entropy_gradient_not_divided},
+    {"gelu": learner.gelu, "cross_entropy": cross_entropy_gradient_not_divided},
+    {"softmax": lambda S, axis=-1: attnlib.softmax(S, axis), "cross_entropy": cross_entropy_gradient_not_divided},
+], ids=["alone", "beside softmax", "beside gelu", "beside attnlib's softmax, wrapped"])
+def test_a_late_parting_cross_entropy_is_named_beside_correct_ops(ops):
+    diagnosis, name, problems = named(ops)
+    assert (diagnosis, name) == ("op-changes-loss", "cross_entropy")
+    step = int(problems[1].split("from step ")[1].split(":")[0])
+    assert step > 5, problems  # it parts after the warm-up: the schedule matters
+    assert f"from step {step}:" in problems[0]  # alone, it parts where all the ops together part
+    for other in set(ops) - {"cross_entropy"}:
+        assert capstone.difference(capstone.run({other: ops[other]}), capstone.run({})) == ""
+    with pytest.raises(CheckFailed):  # and its own check fails, where the advice sends the learner
+        check("cross_entropy", cross_entropy_gradient_not_divided)
+
+
+# ---------------------------------------------------------------------------
+# the learner's notebooks make one model: their block calls their heads, which call their attention
+
+@pytest.fixture(scope="module")
+def broken_attention_notebooks(tmp_path_factory):
+    """Copies of the solutions notebooks, with exercise 07's attention forgetting its mask."""
+    folder = tmp_path_factory.mktemp("notebooks")
+    for path in (ROOT / "solutions").glob("*.ipynb"):
+        shutil.copy(path, folder)
+    nb = nbformat.read(folder / "07_attention_module.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.source.startswith("def attention("))
+    cell.source = cell.source.replace("if causal:", "if False:  # the mask forgotten")
+    assert "forgotten" in cell.source
+    nbformat.write(nb, folder / "07_attention_module.ipynb")
+    return folder
+
+
+def test_my_functions_links_the_block_to_the_learners_heads_and_attention(broken_attention_notebooks, capsys):
+    mine = my_functions(folder=broken_attention_notebooks)
+    out = capsys.readouterr().out
+    assert "transformer_block     yours, from 10_block.ipynb, with your multi_head_attention" in out
+    assert "with your attention as its attend" in out
+    p = TinyLM(11, d_model=8, n_heads=2, n_layers=1, max_len=6, seed=1).block_params(0)
+    X = np.random.default_rng(0).normal(size=(6, 8))
+    mha = attnlib.multi_head_attention(attnlib.layer_norm(X, p["ln1_g"], p["ln1_b"]), p["Wq"], p["Wk"], p["Wv"],
+                                       p["Wo"], 2, causal=False)  # what a block without a mask computes
+    Y = X + mha
+    Z = Y + attnlib.gelu(attnlib.layer_norm(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+    np.testing.assert_allclose(mine["transformer_block"](X, p, 2), Z, rtol=1e-10, atol=1e-12)
+
+
+def test_a_broken_attention_among_all_the_learners_ops_parts_the_loss_at_step_0(broken_attention_notebooks):
+    with contextlib.redirect_stdout(io.StringIO()):
+        mine = my_functions(folder=broken_attention_notebooks)
+    assert set(mine) == set(OPS)
+    diagnosis, name, problems = named(mine)
+    assert (diagnosis, name) == ("op-changes-loss", "attention")
+    assert problems[1].startswith("with all your ops: the loss differs from step 0:"), problems

@@ -4,8 +4,11 @@ check("capstone", ops) trains a small TinyLM on the cat sentences twice from the
 same seed, once with attnlib's ops and once with the learner's, then generates
 greedily and by sampling with each. Equal loss curves and equal tokens pass.
 Otherwise each of the learner's ops is put alone into attnlib's model: the first
-one (in course order) that alone makes the runs differ is named. It all runs in
-a separate process, as every check does.
+one (in course order) that alone makes the runs differ is named. An op the
+learner's model never called (a softmax, when their attention computes its own)
+is also tried alone before a pass. Every run follows the same learning-rate
+schedule, that of the full STEPS-step run, even when it stops early. It all runs
+in a separate process, as every check does.
 """
 import time
 
@@ -14,13 +17,14 @@ import numpy as np
 from ..data import SentenceTask
 from ..model import TinyLM
 from ..ops import OPS, check_ops
-from ..train import train
+from ..optim import Adam
+from ..train import blas_threads, lr_at
 from .report import Report
 from .runner import call
 
 NAME = "capstone"
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8, seed=0)
-STEPS, BATCH, LR = 30, 8, 1e-2
+STEPS, BATCH, LR, WARMUP = 30, 8, 1e-2, 5
 PROMPT, N_NEW = "the cat", 6
 RTOL = 1e-6  # on the loss: float64 learners agree to ~1e-12; any real difference is far larger
 TIME_LIMIT = 120.0
@@ -55,9 +59,38 @@ def task():
     return SentenceTask(seq_len=MODEL["max_len"])
 
 
-def run(ops, steps=STEPS, weights=None):
-    """(losses, greedy tokens, sampled tokens, error) of a run with these ops. With weights given, no training:
-    the model generates from those weights."""
+def train_steps(model, stop=STEPS):
+    """The losses of attnlib.train.train(model, task(), STEPS, lr=LR, batch_size=BATCH, seed=0, warmup=WARMUP),
+    step for step, but stopping after `stop` steps: the learning rate still follows the STEPS-step schedule, so
+    a short run is the beginning of the full one."""
+    t, rng = task(), np.random.default_rng(0)
+    optimizer = Adam(model.params, lr=LR)
+    losses = []
+    with blas_threads(1):
+        for step in range(stop):
+            tokens, targets, _ = t.batch(BATCH, rng)
+            loss, grads = model.loss_and_grads(tokens, targets)
+            optimizer.step(grads, lr=lr_at(step, STEPS, LR, WARMUP))
+            losses.append(loss)
+    return np.array(losses)
+
+
+def counted(ops):
+    """(ops whose every call is counted, the counts by name)."""
+    calls = dict.fromkeys(ops, 0)
+
+    def wrap(name, fn):
+        def op(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return op
+    return {name: wrap(name, fn) for name, fn in ops.items()}, calls
+
+
+def run(ops, stop=STEPS, weights=None):
+    """(losses, greedy tokens, sampled tokens, error, trained weights) of a run with these ops, trained for the
+    first `stop` steps of the STEPS-step schedule. With weights given, no training: the model generates from
+    those weights."""
     t = task()
     model = TinyLM(len(t.tokenizer), ops=dict(ops), **MODEL)
     prompt = t.tokenizer.encode(PROMPT.split())
@@ -65,7 +98,7 @@ def run(ops, steps=STEPS, weights=None):
     try:
         with np.errstate(all="ignore"):
             if weights is None:
-                losses = np.array(train(model, t, steps, lr=LR, batch_size=BATCH, seed=0, warmup=5, progress=False))
+                losses = train_steps(model, stop)
             else:
                 model.params = {k: v.copy() for k, v in weights.items()}
             greedy = model.generate(prompt, N_NEW)
@@ -113,14 +146,15 @@ def first_step(losses, ref_losses):
 def culprit(ops, mine, ref):
     """(name, what it does) of the first op in course order that alone changes the run, or ('', '').
 
-    Where training parted at step k, each op alone trains only k + 1 steps. Where training matched, each op
-    alone only generates, from the weights attnlib's run trained (equal to the learner's)."""
+    Where training parted at step k, each op alone trains the first k + 1 steps of the same schedule. Where
+    training matched, each op alone only generates, from the weights attnlib's run trained (equal to the
+    learner's)."""
     k = first_step(mine[0], ref[0])
     for name in (n for n in OPS if n in ops):
         if k is None:
             why = difference(run({name: ops[name]}, weights=ref[4]), ref)
         else:
-            one = run({name: ops[name]}, steps=k + 1)
+            one = run({name: ops[name]}, stop=k + 1)
             why = f"the run stopped with {one[3]}" if one[3] else loss_difference(one[0], ref[0], k + 1)
         if why:
             return name, why
@@ -128,15 +162,22 @@ def culprit(ops, mine, ref):
 
 
 def compare(ops):
-    """Everything the report needs, as plain values (it crosses a process boundary)."""
+    """Everything the report needs, as plain values (it crosses a process boundary).
+
+    `unused` lists the ops the learner's model never called (their other functions do that work themselves):
+    when the runs agree, each of those is tried alone, and the first that alone changes the run is named."""
     start = time.perf_counter()
     ref = run({})
-    mine = run(ops)
+    wrapped, calls = counted(ops)
+    mine = run(wrapped)
+    unused = [n for n in OPS if n in ops and not calls[n]]
     found = difference(mine, ref)
     name, why = culprit(ops, mine, ref) if found else ("", "")
     if found and not name:  # no op alone parts within k + 1 steps: try each over the whole run
         name, why = next(((n, w) for n in OPS if n in ops and (w := difference(run({n: ops[n]}), ref))), ("", ""))
-    return (found, name, why, ref[0], mine[0], words(ref[1]), words(ref[2]), time.perf_counter() - start)
+    if not found:
+        name, why = next(((n, w) for n in unused if (w := difference(run({n: ops[n]}), ref))), ("", ""))
+    return (found, name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2]), time.perf_counter() - start)
 
 
 def grade(ops, time_limit=None):
@@ -154,20 +195,30 @@ def grade(ops, time_limit=None):
         diagnosis = {"timeout": "timeout", "crashed": "crashed"}.get(outcome.kind, "raised-error")
         return Report(NAME, "fail", diagnosis=diagnosis, probe="training with your ops",
                       problems=[outcome.error or outcome.kind], hints=hints, formula=FORMULA)
-    found, name, why, ref_losses, my_losses, greedy, sampled, seconds = outcome.value
+    found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds = outcome.value
     setup = (f"TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) trained {STEPS} steps on the cat "
              f"sentences (batch {BATCH}), then 6 tokens after {PROMPT!r}, greedy and sampled")
-    if not found:
+    if not found and not name:
+        alone = (f" Your {_and(unused)}, which the model never called itself (your other functions do that work "
+                 f"their own way), {'was' if len(unused) == 1 else 'were each'} also tried alone in attnlib's model "
+                 "and changed nothing." if unused else "")
         return Report(NAME, "pass", summary=(
             f"your {len(ops)} ops ({', '.join(ops)}) trained the model: loss {ref_losses[0]:.3f} -> "
             f"{ref_losses[-1]:.3f} over {STEPS} steps, equal to attnlib's at every step; it generated "
-            f"{greedy!r} (greedy) and {sampled!r} (sampled), the same tokens ({seconds:.1f} s)."))
+            f"{greedy!r} (greedy) and {sampled!r} (sampled), the same tokens ({seconds:.1f} s).{alone}"))
     if name:
         diagnosis = ("op-raised" if why.startswith("the run stopped") else
                      "op-changes-loss" if why.startswith("the loss") else "op-changes-generation")
-        problems = [f"your {name} alone, in attnlib's model, changes it: {why}",
-                    f"with all your ops: {found}"]
+        together = (f"with all your ops: {found}" if found else
+                    f"with all your ops the runs agree, but the model never called your {name} itself (your other "
+                    "functions do that work their own way), so it was tried alone")
+        problems = [f"your {name} alone, in attnlib's model, changes it: {why}", together]
     else:
         diagnosis, problems = "ops-combined", [f"with all your ops: {found}",
                                                "no single op of yours changes the run on its own"]
     return Report(NAME, "fail", diagnosis=diagnosis, probe=setup, problems=problems, hints=hints, formula=FORMULA)
+
+
+def _and(names):
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
