@@ -5,8 +5,8 @@ same seed, once with attnlib's ops and once with the learner's, then generates
 greedily and by sampling with each. Equal loss curves and equal tokens pass.
 Otherwise each of the learner's ops is put alone into attnlib's model: the first
 one (in course order) that alone makes the runs differ is named. An op the
-learner's model never called (a softmax, when their attention computes its own)
-is also tried alone before a pass. Every run follows the same learning-rate
+learner's model did not call directly (a softmax, when their attention computes
+its own) is also tried alone before a pass. Every run follows the same learning-rate
 schedule, that of the full STEPS-step run, even when it stops early. It all runs
 in a separate process, as every check does.
 """
@@ -164,7 +164,7 @@ def culprit(ops, mine, ref):
 def compare(ops):
     """Everything the report needs, as plain values (it crosses a process boundary).
 
-    `unused` lists the ops the learner's model never called (their other functions do that work themselves):
+    `unused` lists the ops the learner's model did not call directly (their other functions do that work):
     when the runs agree, each of those is tried alone, and the first that alone changes the run is named."""
     start = time.perf_counter()
     ref = run({})
@@ -199,9 +199,9 @@ def grade(ops, time_limit=None):
     setup = (f"TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) trained {STEPS} steps on the cat "
              f"sentences (batch {BATCH}), then 6 tokens after {PROMPT!r}, greedy and sampled")
     if not found and not name:
-        alone = (f" Your {_and(unused)}, which the model never called itself (your other functions do that work "
-                 f"their own way), {'was' if len(unused) == 1 else 'were each'} also tried alone in attnlib's model "
-                 "and changed nothing." if unused else "")
+        each = "was" if len(unused) == 1 else "were each"
+        alone = (f" Your {_and(unused)}, which the model did not call directly, {each} also tried alone in attnlib's "
+                 "model and changed nothing." if unused else "")
         return Report(NAME, "pass", summary=(
             f"your {len(ops)} ops ({', '.join(ops)}) trained the model: loss {ref_losses[0]:.3f} -> "
             f"{ref_losses[-1]:.3f} over {STEPS} steps, equal to attnlib's at every step; it generated "
@@ -210,8 +210,8 @@ def grade(ops, time_limit=None):
         diagnosis = ("op-raised" if why.startswith("the run stopped") else
                      "op-changes-loss" if why.startswith("the loss") else "op-changes-generation")
         together = (f"with all your ops: {found}" if found else
-                    f"with all your ops the runs agree, but the model never called your {name} itself (your other "
-                    "functions do that work their own way), so it was tried alone")
+                    f"with all your ops the runs agree, but the model did not call your {name} directly (your other "
+                    "functions do its work), so it was tried alone")
         problems = [f"your {name} alone, in attnlib's model, changes it: {why}", together]
     else:
         diagnosis, problems = "ops-combined", [f"with all your ops: {found}",
