@@ -6,6 +6,8 @@ cells are true, recomputed here with plain numpy (or PyTorch autograd) instead o
 own code. The motivation of 05 is checked against the trained model that notebook 12 shows.
 """
 
+import math
+
 import numpy as np
 
 from helpers import need, softmax_rows
@@ -189,3 +191,25 @@ def test_07_attention_is_not_linear_but_fixed_mixing_is():
     f = lambda Z: at.self_attention(Z, Wq, Wk, Wv)
     assert not np.allclose(f(2 * X), 2 * f(X))
     assert not np.allclose(f(X + X2), f(X) + f(X2))
+
+
+def test_07_online_softmax_over_key_blocks_gives_the_full_softmax():
+    """The running max and running sums, key block by key block, give softmax(S) V for every row, any block size."""
+    rng = np.random.default_rng(12)
+    n, d = 7, 4
+    Q, K, V = rng.standard_normal((3, n, d))
+    for scale, block in ((1.0, 1), (1.0, 3), (1.0, 7), (2000.0, 2)):  # 2000: scores far beyond exp's range
+        S = causal(scale * Q @ K.T / math.sqrt(d))
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            naive = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)  # no max subtracted
+        if scale > 1:
+            assert not np.all(np.isfinite(naive @ V))
+        for i in range(n):
+            m, l, acc = -np.inf, 0.0, np.zeros(d)
+            for start in range(0, i + 1, block):  # only the keys row i may see
+                s = S[i, start:min(start + block, i + 1)]
+                m_new = max(m, s.max())
+                l = l * math.exp(m - m_new) + np.exp(s - m_new).sum()
+                acc = acc * math.exp(m - m_new) + np.exp(s - m_new) @ V[start:start + len(s)]
+                m = m_new
+            assert np.allclose(acc / l, softmax_rows(S[i]) @ V)
