@@ -1,0 +1,128 @@
+"""Notebook 09 (many heads): the trained comparison of one head and two heads, and the split argument before it.
+
+The task is written out here from the notebook's text, and the trained models are read through a forward pass
+written out in plain numpy (not TinyLM's own), so the claims are checked against an independent reading.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from helpers import softmax_rows
+
+T = 8
+
+
+def first_and_previous(rng, batch_size=32):
+    """The text's task, one loop per answer: from position 2 on, 10 * (first digit) + (previous digit)."""
+    from attnlib.data import Batch
+    digits = rng.integers(0, 10, (batch_size, T))
+    answers = np.full((batch_size, T), -1)
+    for b in range(batch_size):
+        for t in range(2, T):
+            answers[b, t] = 10 * digits[b, 0] + digits[b, t - 1]
+    return Batch(digits, answers, answers >= 0)
+
+
+def plain_forward(p, ids, n_heads):
+    """A one-layer TinyLM on one sequence: logits (n, vocab) and the attention maps (n_heads, n, n)."""
+    def norm(X, g, b):
+        mu = X.mean(axis=-1, keepdims=True)
+        return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
+
+    def gelu(X):
+        return 0.5 * X * (1 + np.tanh(math.sqrt(2 / math.pi) * (X + 0.044715 * X ** 3)))
+
+    n = len(ids)
+    b = {key.split(".")[-1]: value for key, value in p.items() if key.startswith("blocks.0.")}
+    X = p["tok_emb"][ids] + p["pos_emb"][:n]
+    H = norm(X, b["ln1_g"], b["ln1_b"])
+    d = H.shape[1] // n_heads
+    maps, outs = [], []
+    for h in range(n_heads):
+        cols = slice(h * d, (h + 1) * d)
+        S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / math.sqrt(d)
+        S[np.triu_indices(n, k=1)] = -np.inf
+        maps.append(softmax_rows(S))
+        outs.append(maps[-1] @ (H @ b["Wv"][:, cols]))
+    X = X + np.concatenate(outs, axis=1) @ b["Wo"]
+    X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
+    return norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"], np.array(maps)
+
+
+def trained(n_heads, steps):
+    import attnlib as at
+    from attnlib.train import blas_threads, train
+    model = at.TinyLM(vocab_size=100, d_model=16, n_heads=n_heads, n_layers=1, max_len=T, seed=0)
+    with blas_threads(1):
+        train(model, first_and_previous, steps=steps, lr=1e-2, seed=0, progress=False)
+    return model
+
+
+def reading(model, n_streams=512):
+    """Whole answers, first digits and second digits right; the mean (first, previous) weight of each head."""
+    test = first_and_previous(np.random.default_rng(123), batch_size=n_streams)
+    whole = first = second = count = 0
+    weights = np.zeros((model.n_heads, 2))
+    for b, ids in enumerate(test.tokens):
+        logits, maps = plain_forward(model.params, ids, model.n_heads)
+        for t in range(2, T):
+            guess, truth = int(logits[t].argmax()), int(test.targets[b, t])
+            whole += guess == truth
+            first += guess // 10 == truth // 10
+            second += guess % 10 == truth % 10
+            count += 1
+            if b < 64:
+                weights += maps[:, t, [0, t - 1]]
+    return whole / count, first / count, second / count, weights / (64 * (T - 2))
+
+
+@pytest.fixture(scope="module")
+def models():
+    return {1: trained(1, 200), 2: trained(2, 200), "slow": trained(1, 600)}
+
+
+def test_09_the_task_needs_two_digits_and_a_blind_guess_is_right_1_percent_of_the_time():
+    batch = first_and_previous(np.random.default_rng(0), batch_size=20000)
+    answers = batch.targets[batch.mask]
+    assert set(answers.tolist()) == set(range(100))  # 100 possible answers, each about equally likely
+    assert np.abs(np.bincount(answers, minlength=100) / answers.size - 0.01).max() < 0.003
+    assert not batch.mask[:, :2].any() and batch.mask[:, 2:].all()
+    row = first_and_previous(np.random.default_rng(5), batch_size=1)  # the notebook's example stream
+    assert row.tokens[0].tolist()[:4] == [6, 8, 0, 8] and row.targets[0, 3] == 60
+
+
+def test_09_one_head_and_two_heads_start_from_the_same_numbers():
+    import attnlib as at
+    one, two = (at.TinyLM(vocab_size=100, d_model=16, n_heads=h, n_layers=1, max_len=T, seed=0) for h in (1, 2))
+    assert one.params.keys() == two.params.keys()
+    assert all(np.array_equal(one.params[k], two.params[k]) for k in one.params)
+    ids = np.arange(T)
+    _, maps_one = plain_forward(one.params, ids, 1)
+    _, maps_two = plain_forward(two.params, ids, 2)
+    assert np.allclose(maps_one[0], one.attention_maps(ids)[0, 0]) and np.allclose(maps_two, two.attention_maps(ids)[0])
+    assert not np.allclose(one.forward(ids), two.forward(ids))  # the same numbers, grouped differently
+
+
+def test_09_after_200_steps_two_heads_solve_it_and_one_head_reads_only_the_first_digit(models):
+    whole2, _, _, w2 = reading(models[2])
+    whole1, first1, second1, w1 = reading(models[1])
+    assert whole2 >= 0.99 and whole1 < 0.5
+    assert first1 > 0.99 and second1 < 0.5
+    assert w2[:, 0].max() > 0.9 and w2[:, 1].max() > 0.9 and w2[:, 0].argmax() != w2[:, 1].argmax()
+    assert w1[0, 0] > 0.5 and w1[0, 1] < 0.25
+
+
+def test_09_with_600_steps_one_head_solves_it_with_an_uneven_split(models):
+    whole, _, _, w = reading(models["slow"])
+    assert whole >= 0.99
+    assert 0.5 < w[0, 0] < 0.6 and 0.35 < w[0, 1] < 0.45 and 1 - w[0].sum() < 0.1
+
+
+def test_09_an_even_split_hides_which_word_sent_what_and_an_uneven_one_does_not():
+    rng = np.random.default_rng(17)
+    for _ in range(20):
+        a, b = rng.standard_normal((2, 6))
+        assert np.allclose(0.5 * a + 0.5 * b, 0.5 * b + 0.5 * a)
+        for w in (0.6, 0.7, 0.9):
+            assert not np.allclose(w * a + (1 - w) * b, w * b + (1 - w) * a)
