@@ -691,7 +691,7 @@ DIAGNOSES = {
     "leak-one-short": "Your count is one too low: output row i seeing input row i + k is a leak of k, the "
                       "difference of the two row numbers.",
     "leak-last-input-never-moved": "Your loop never moves the last input row, so a leak into the last position is "
-                                   "never seen. Move every row, the last one too.",
+                                   "never seen.",
     "leak-never-seen": "Your function saw no leak anywhere, not even in attention without a mask, where every row "
                        "sees every other. Either the rows you move move too little (a nudge of 1e-10 or 1e-12 "
                        "changes the outputs by less than the tolerance), or the comparison looks at the wrong "
@@ -708,27 +708,23 @@ DIAGNOSES = {
     "leak-counts-rows": "You counted how many rows see the future; the answer is how far the worst row sees.",
     "leak-smallest-not-largest": "You returned the shortest leak; the answer is the longest one over every row.",
     "leak-first-row-only": "Only the first output row was examined; a leak can sit in any row.",
-    "leak-last-input-only": "Only the last input row was moved; a leak can come from any later row, so move each "
-                            "row in turn.",
+    "leak-last-input-only": "Only the last input row was moved, but a leak can come from any later row.",
     # tiled_attention
     "rescale-missing": "When a later tile raised a row's max, the running sum or the running output was not shrunk "
                        "to the new max, so the earlier tiles count too much.",
-    "rescale-inverted": "The running sums were rescaled the wrong way: when the max grows they must shrink (the "
-                        "exponential of the old max minus the new one), not grow.",
-    "tiles-normalised-separately": "Each tile was turned into weights on its own. A row's weights are normalised "
-                                   "once over all its keys: divide by the running sum after the last tile.",
-    "tile-mask-local": "The causal mask inside a tile compares positions counted from the tile's corner; it needs "
-                       "the positions of the query and the key in the whole sequence.",
-    "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block; both "
-                              "loops must reach the end.",
+    "rescale-inverted": "The running sums were rescaled the wrong way: they grew when the max grew, instead of "
+                        "shrinking.",
+    "tiles-normalised-separately": "Each tile was turned into weights on its own, while a row's weights are normalised "
+                                   "once over all its keys.",
+    "tile-mask-local": "The causal mask inside a tile compares positions counted from the tile's corner instead of "
+                       "positions in the whole sequence.",
+    "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block.",
     "running-max-starts-at-zero": "The running max started at 0 instead of -inf. When every score of a row is far "
-                                  "below zero, the exponential of each score minus that 0 underflows to 0, the "
-                                  "running sum stays 0 and the row divides 0 by 0. Start it at -inf, so the first "
-                                  "tile sets it.",
+                                  "below zero, the exponential of each score minus that 0 underflows to 0, the running "
+                                  "sum stays 0 and the row divides 0 by 0.",
     "not-tiled": "Your function holds the whole score matrix (or another array as large) at once. Tiled "
                  "attention keeps one small tile of scores at a time.",
-    "keys-not-tiled": "Your function holds one block of queries against every key at once. Walk over the keys "
-                      "tile by tile as well, with a running max, sum and output.",
+    "keys-not-tiled": "Your function holds one block of queries against every key at once: the keys are not tiled.",
 }
 
 NUDGES = {

@@ -117,18 +117,16 @@ def exact_count(f, seen):
 FINDINGS = {"project_rows": [argument_mixups(al.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
 
 DIAGNOSES = {
-    "cost-counts-only-additions": "You counted the additions: d_in - 1 per output entry. The cost asked for is the "
-                                  "multiplications, d_in per output entry.",
-    "cost-size-used-twice": "The count uses d_in twice, as if W were square; each output entry takes d_in "
-                            "products, and there are n times d_out entries.",
-    "cost-counts-outputs": "You counted the entries of the result (n times d_out). Each entry is a dot "
-                           "product of length d_in, so it costs d_in multiplications.",
+    "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "
+                                  "multiplications.",
+    "cost-size-used-twice": "The count uses d_in twice, as if W were square.",
+    "cost-counts-outputs": "You counted the entries of the result (n times d_out), not the multiplications each of "
+                           "them takes.",
     "cost-counts-additions": "You counted the additions as well (two operations per term, the usual FLOP "
                              "count). This exercise counts the multiplications only.",
-    "cost-one-row": "You counted the multiplications for one row of X. The product projects all n rows, "
-                    "each at the same cost.",
-    "count-rounded": "The count went through floating point, which holds whole numbers exactly only up to "
-                     "2 to the power 53 (about 9e15); larger counts come back rounded. Multiply Python ints.",
+    "cost-one-row": "You counted the multiplications for one row of X only, not for all n rows.",
+    "count-rounded": "The count went through floating point, which holds whole numbers exactly only up to 2 to the "
+                     "power 53 (about 9e15); larger counts come back rounded.",
 }
 
 NUDGES = {

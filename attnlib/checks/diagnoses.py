@@ -6,11 +6,10 @@ them from `data-diagnosis`, and a learner can search for them.
 
 DIAGNOSES = {
     # reported by the runner itself
-    "mutates-input": "Your function changed an array it was given. The caller still needs it: work on a copy, or "
-                     "build a new array instead of writing into the input.",
+    "mutates-input": "Your function changed an array it was given, and its caller still needs that array as it was.",
     "not-attempted": "The exercise still raises NotImplementedError: replace that line with your code.",
     "uses-attnlib": "That is attnlib's implementation; the exercise is to write it yourself with numpy operations.",
-    "timeout": "Your function did not return within the time limit; look for a loop that never ends.",
+    "timeout": "Your function did not return within the time limit: a loop that never ends, or far too much work.",
     "crashed": "The process running your function died before it returned: something ended it (os._exit, "
                "a crash inside a library) or it ran out of memory. Your kernel is fine; the grader ran it apart.",
     "grader-modified": "Part of the grader, of numpy or of attnlib was replaced in this kernel since the grader "
@@ -18,80 +17,68 @@ DIAGNOSES = {
                        "Restart the kernel and run your cells again.",
     "raised-error": "Your function raised an error on this probe (its message is in the list below).",
     "wrong-type": "Your function returned the wrong kind of object.",
-    "wrong-shape": "The result has the wrong shape; check which axes your products and sums run over.",
+    "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
     "non-finite-output": "The result contains NaN or inf where the expected values are finite.",
     # projections and rows
-    "weights-transposed": "You multiplied the weights from the wrong side: with rows as tokens, the input row comes "
-                          "first and the weight matrix, of shape (d_in, d_out), second.",
-    "rows-from-table-not-tokens": "The rows follow the word table, not the sentence: build one row per "
-                                  "token, in sentence order.",
-    "tokens-deduplicated": "A repeated word must give a repeated row: every token gets its own row, "
-                           "even when the same word appeared earlier.",
+    "weights-transposed": "The weights were multiplied from the wrong side, the column-vector habit; here rows are "
+                          "tokens.",
+    "rows-from-table-not-tokens": "The rows follow the word table, not the sentence.",
+    "tokens-deduplicated": "A repeated word did not give a repeated row: a word that appears twice in the sentence has "
+                           "only one row.",
     # positions
-    "positions-not-added": "Only the word vectors were used: each row also gets the vector of its position, "
-                           "added to its word vector.",
+    "positions-not-added": "Only the word vectors were used: the position vectors are missing.",
     "positions-by-token-id": "The position vectors were picked by token id; a position is the place 0, 1, ..., "
                              "n-1 of a token in the sentence, whatever the word.",
-    "positions-from-the-end": "You used the last n rows of the position table; the sentence starts at position 0, "
-                              "so it uses the first n rows.",
+    "positions-from-the-end": "You used the last n rows of the position table, but the sentence starts at position 0.",
     "positions-off-by-one": "The positions start at 1; the first token sits at position 0.",
     "words-by-position": "The word vectors were picked by place (rows 0..n-1 of the word table) instead of by "
                          "token id.",
-    "positions-concatenated": "The word and position vectors were placed side by side; they are added, so X keeps "
-                              "the width d_model.",
+    "positions-concatenated": "The word and position vectors were placed side by side, so X is wider than d_model.",
     # reading a trained attention matrix
     "most-attended-indices": "You returned column numbers; the answer is the words at those columns.",
-    "most-attended-wrong-axis": "You took the largest weight down each column; one query's weights are a row, "
-                                "so look for the largest entry of each row.",
+    "most-attended-wrong-axis": "You took the largest weight down each column, but one query's weights are a row.",
     "most-attended-least": "You picked the smallest weight of each row; the most-attended key has the largest.",
-    "most-attended-ties-latest": "Of two equal weights you kept the later column; keep the earlier one.",
+    "most-attended-ties-latest": "Of two equal weights you kept the later column, not the earlier one.",
     # mixing
-    "weights-not-normalised": "The weights of a row must sum to 1 (an average): divide by the number "
-                              "of rows being mixed.",
-    "normalised-by-n": "Every row was divided by n, but row i mixes only i + 1 rows: divide by i + 1.",
+    "weights-not-normalised": "The weights of a row do not sum to 1, so the rows are not averages.",
+    "normalised-by-n": "Every row was divided by n, but row i mixes only i + 1 rows.",
     "average-over-all-rows": "Every row averages the whole sequence, so earlier tokens see the future. "
                              "Row i may only use rows 0..i.",
     "average-over-columns": "You averaged along the feature axis; the average runs over rows (tokens).",
     "off-by-one-count": "Row i averages i + 1 rows (0..i inclusive), not i.",
     # scores
-    "k-not-transposed": "The scores need the keys transposed: with queries of shape (n_q, d), the keys must enter the "
-                        "product as (d, n_k), giving one dot product per (query, key) pair.",
-    "kq-instead-of-qk": "You put the keys first, so the rows of the scores are keys. Rows must be queries: the "
-                        "queries come first in the product, the transposed keys second.",
+    "k-not-transposed": "The keys entered the product untransposed, so it does not pair each query with each key.",
+    "kq-instead-of-qk": "You put the keys first, so the rows of the scores are keys instead of queries.",
     "similarity-scaled": "similarity is the raw dot product of queries and keys; the scaling by the square root of d "
                          "comes later, in attention_weights.",
     # the mask
-    "mask-value-zero": "Masked scores were set to 0, but the exponential of 0 is 1, so the future still gets a "
-                       "weight. The masked entries must be −∞ so that softmax turns them into exact zeros.",
+    "mask-value-zero": "Masked scores were set to 0, but the exponential of 0 is 1, so the future still gets a weight.",
     "mask-multiplicative": "A causal mask here is additive (0 to keep, −∞ to hide), not a 0/1 matrix "
                            "to multiply with.",
-    "mask-finite-value": "Use −∞ (negative infinity) for hidden positions, not a large finite number.",
+    "mask-finite-value": "Hidden positions hold a large finite number instead of −∞ (negative infinity).",
     "mask-hides-diagonal": "The mask also hides the diagonal, but a token may look at itself: only the columns after "
                            "position i are its future.",
-    "mask-hides-past": "The mask hides the past instead of the future: keep the columns up to and including i, hide "
-                       "the ones after it.",
-    "mask-multiplied": "Multiplying the scores by a mask that contains −∞ gives NaN (zero times infinity) and ±∞. The "
-                       "mask is added to the scores, not multiplied.",
-    "mask-after-softmax": "The mask was applied after the softmax, so the kept weights no longer sum to "
-                          "1 (or −∞ leaks into A). Mask the scores, then take the softmax.",
-    "mask-ignores-offset": "When there are fewer queries than keys, the queries are the last n_q positions: query i "
-                           "sits at position i plus the number of extra keys, and may look at every key up to there.",
+    "mask-hides-past": "The mask hides the past instead of the future.",
+    "mask-multiplied": "The scores were multiplied by a mask that contains −∞, which gives NaN (zero times infinity) "
+                       "and ±∞.",
+    "mask-after-softmax": "The mask was applied after the softmax, so the kept weights no longer sum to 1 (or −∞ leaks "
+                          "into A).",
+    "mask-ignores-offset": "With fewer queries than keys, the mask treated query i as position i, but the queries are "
+                           "the last n_q positions.",
     "mask-not-applied": "With causal set to True the future must be hidden, but no mask was applied.",
     "mask-always-applied": "With causal set to False nothing is hidden, but a causal mask was applied anyway.",
     "mask-applied": "Cross-attention has no mask: every query may look at every key of the other sequence.",
     # softmax
     "softmax-wrong-axis": "The softmax ran over the wrong axis: each row (one query) must sum to 1.",
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
-    "softmax-whole-matrix": "The softmax normalised the whole matrix at once; normalise each row on its own.",
-    "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN. "
-                                  "Subtract each row's maximum before the exponential: that shift leaves the softmax "
-                                  "unchanged.",
+    "softmax-whole-matrix": "The softmax normalised the whole matrix at once instead of each row on its own.",
+    "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN.",
     "softmax-not-normalised": "You took the exponentials but did not divide by the row sum.",
     # scaling
-    "scale-missing": "The scores were not scaled: divide them by the square root of d, the width of the queries and "
-                     "keys.",
+    "scale-missing": "The scores were not scaled: the division by the square root of d, the width of the queries and "
+                     "keys, is missing.",
     "scale-by-d": "The scores were divided by d instead of by its square root.",
     "scale-ignored": "With scale set to False the scores must stay unscaled.",
     "scale-by-d-model": "The scores were scaled by the square root of d_model (the full width), but each head must "
@@ -100,71 +87,67 @@ DIAGNOSES = {
     # mixing values
     "av-transposed": "You mixed with A transposed: row i of the output must mix the values with the weights in row i "
                      "of A.",
-    "va-instead-of-av": "You put the values first in the product; the weights come first, then the values.",
-    "wo-ignored": "The output projection Wo was given but not applied: the attention output must still be multiplied "
-                  "by Wo.",
+    "va-instead-of-av": "You put the values first in the product, before the weights.",
+    "wo-ignored": "The output projection Wo was given but not applied.",
     # heads
-    "heads-split-mixed": "The heads were split with a plain reshape that mixes tokens and heads. Reshape "
-                         "to (n, n_heads, d_head) and then swap the first two axes.",
+    "heads-split-mixed": "The heads were split with a plain reshape, which mixes tokens and heads: one head's matrix "
+                         "holds numbers from several tokens.",
     "heads-out-of-order": "The heads are not concatenated in order: head h must fill the h-th block of d_head columns.",
-    "heads-merge-mixed": "The heads were merged with a plain reshape from (n_heads, n, d_head), which "
-                         "mixes tokens. Swap the axes back to (n, n_heads, d_head) first.",
-    "heads-ignored": "n_heads was ignored: the columns must be split into n_heads separate heads.",
+    "heads-merge-mixed": "The heads were merged with a plain reshape from (n_heads, n, d_head), which mixes tokens and "
+                         "heads.",
+    "heads-ignored": "n_heads was ignored: all the columns form one head.",
     # layers
-    "layer-norm-eps-outside-sqrt": "eps was added outside the square root; it belongs inside, added to the variance "
-                                   "before the root is taken.",
-    "layer-norm-unbiased-variance": "Layer norm uses the biased variance (divide by d, numpy's default), not the "
-                                    "unbiased one with ddof set to 1.",
-    "layer-norm-wrong-axis": "Layer norm normalises each row (token) over its features, the last axis.",
+    "layer-norm-eps-outside-sqrt": "eps was added outside the square root instead of to the variance inside it.",
+    "layer-norm-unbiased-variance": "You used the unbiased variance (ddof set to 1, dividing by d − 1); layer norm "
+                                    "uses the biased one.",
+    "layer-norm-wrong-axis": "The mean and variance were taken down the columns, across tokens, instead of over each "
+                             "row's features.",
     "layer-norm-eps-ignored": "The eps argument was ignored.",
     "layer-norm-gain-bias-swapped": "g and b were swapped: g multiplies the normalised row and b is added after.",
     "gelu-exact-erf": "That is the exact erf GELU; this course (like GPT-2) uses the tanh approximation.",
-    "gelu-sigmoid-approx": "That is the sigmoid approximation (x times a sigmoid of a scaled x); use the tanh form.",
+    "gelu-sigmoid-approx": "That is the sigmoid approximation (x times a sigmoid of a scaled x), not the tanh form.",
     "gelu-missing-half": "The factor 0.5 is missing.",
     "gelu-relu": "That is a ReLU; GELU is smooth and slightly negative for small negative inputs.",
-    "residual-missing": "A residual connection is missing: each sub-layer's output is added to the stream that went "
-                        "into it.",
-    "post-ln": "That is a post-LN block (layer norm after the residual add). This block is pre-LN: "
-               "normalise the input of each sub-layer, add the raw sub-layer output.",
-    "layer-norm-reused": "Each sub-layer has its own layer norm: ln1_* before attention, ln2_* before the MLP.",
-    "mlp-missing-gelu": "The MLP is missing its non-linearity: GELU goes between the first matrix (with its bias) and "
-                        "the second.",
+    "residual-missing": "A residual connection is missing: a sub-layer's output replaces the stream instead of being "
+                        "added to it.",
+    "post-ln": "That is a post-LN block (layer norm after the residual add); this block is pre-LN.",
+    "layer-norm-reused": "The same layer-norm parameters were used before both sub-layers; each sub-layer has its own.",
+    "mlp-missing-gelu": "The MLP is missing its non-linearity, the GELU.",
     # next token
     "first-row-not-last": "The next token is predicted from the last row of H, not the first.",
-    "logits-for-every-row": "Return logits only for the next token: the last row of H times W_vocab, shape (vocab,).",
-    "softmax-applied-to-logits": "Return logits (raw scores), not probabilities: no softmax here.",
-    "mean-of-rows": "Use the last row of H, not the mean (or the sum) of all rows.",
+    "logits-for-every-row": "You returned logits for every row, shape (n, vocab), instead of only the next token's.",
+    "softmax-applied-to-logits": "You returned probabilities (a softmax of the logits) instead of the raw logits.",
+    "mean-of-rows": "You used the mean (or the sum) of all rows instead of the last row of H.",
     # backward
     "softmax-backward-diagonal-only": "Multiplying A by dA keeps only the diagonal of the softmax Jacobian; the term "
                                       "that couples the entries of a row (the row sum of dA times A) is missing.",
-    "softmax-backward-sum-wrong-axis": "The sum of dA times A runs along each row, over the last axis, and keeps that "
-                                       "axis so it lines up with the row.",
+    "softmax-backward-sum-wrong-axis": "The sum of dA times A ran over the wrong axis (or dropped it), so it does not "
+                                       "line up with each row.",
     "softmax-backward-missing-a-factor": "The outer factor A is missing: the difference between dA and its weighted "
-                                         "row sum must still be multiplied by A.",
-    "softmax-backward-sign": "The sign is flipped: the weighted row sum is subtracted from dA, not dA from the sum.",
+                                         "row sum was not multiplied by A.",
+    "softmax-backward-sign": "The sign is flipped: you subtracted dA from the weighted row sum.",
     # cross-attention and the cache
-    "kv-from-wrong-sequence": "Keys and values must come from the other sequence (Z); only the queries "
-                              "come from X.",
-    "sources-swapped": "Queries come from X and keys/values from Z, not the other way round.",
-    "cache-not-appended": "The new k and v must be appended to the cache before attending, so the new "
-                          "token can attend to itself, and the grown caches returned.",
-    "cache-prepended": "The new k and v go at the end of the cache (the newest position).",
+    "kv-from-wrong-sequence": "Keys and values came from X; in cross-attention they come from the other sequence, Z.",
+    "sources-swapped": "The queries came from Z and the keys and values from X: the two sequences swapped roles.",
+    "cache-not-appended": "The new k and v were not appended to the caches before attending (or the grown caches were "
+                          "not returned), so the new token cannot attend to itself.",
+    "cache-prepended": "The new k and v were put at the start of the caches instead of the end.",
     "kv-swapped": "The keys and values were swapped: the keys score the query, and the values are what the weights "
                   "mix.",
-    "kv-cache-missing-factor-2": "The cache stores two tensors per layer, K and V: multiply by 2.",
-    "kv-cache-ignores-batch": "Each sequence in the batch has its own cache: multiply by batch.",
-    "kv-cache-ignores-layers": "Every layer keeps its own K and V: multiply by n_layers.",
-    "kv-cache-bits-not-bytes": "bytes_per_value is already in bytes; do not multiply by 8.",
-    "kv-cache-wrong-defaults": "Check the defaults: batch defaults to 1 and bytes_per_value to 2.",
+    "kv-cache-missing-factor-2": "The count is half the right one: only one of the two tensors each layer stores (K "
+                                 "and V) was counted.",
+    "kv-cache-ignores-batch": "The count ignores batch, although each sequence in the batch has its own cache.",
+    "kv-cache-ignores-layers": "The count ignores n_layers, although every layer keeps its own K and V.",
+    "kv-cache-bits-not-bytes": "The count is 8 times too large: it turned bytes into bits, but bytes_per_value is "
+                               "already in bytes.",
+    "kv-cache-wrong-defaults": "A default value in your signature differs from the exercise's.",
     # found by the property probes (properties.py)
     "future-leak": "A position sees part of its future: output row i changes when a later position changes. "
                    "Row i may only use positions 0..i.",
     "keepdims-missing": "A sum, mean or max over an axis dropped that axis, so the result no longer lines up "
                         "with the rows it came from and broadcasts along the wrong axis.",
-    "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses. To "
-                         "see whether an optional argument was given, check whether it is None.",
-    "only-2d": "Your function handles a 2-D input but not one with more leading axes; work along the last "
-               "axis so any leading shape works.",
+    "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses.",
+    "only-2d": "Your function handles a 2-D input but not one with more leading axes.",
     "outputs-out-of-order": "The returned tuple holds the right arrays in the wrong order.",
     "outputs-missing": "Only part of the tuple was returned; the exercise asks for every output.",
     "flattened": "The numbers are right but the array lost its shape (a flattening step, or an append "
@@ -194,20 +177,17 @@ DIAGNOSES = {
                            "features.",
     "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
     "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
-    "log-softmax": "You returned the log of the softmax; return the probabilities themselves.",
-    "softmax-max-wrong-axis": "The maximum you subtract must come from the same row (the same axis) as the "
-                              "sum, otherwise rows with small values underflow to 0/0.",
-    "softmax-min-subtraction": "Subtracting the minimum leaves large positive values that overflow; subtract "
-                               "the maximum.",
+    "log-softmax": "You returned the log of the softmax instead of the probabilities.",
+    "softmax-max-wrong-axis": "The maximum you subtract comes from another axis than the sum, so rows with small "
+                              "values underflow to 0/0.",
+    "softmax-min-subtraction": "You subtracted the minimum, which leaves large positive values that overflow.",
     "heads-interleaved": "Each head used every n_heads-th column; a head uses one contiguous block of columns.",
     "heads-summed": "The heads were added together; they are placed side by side.",
     "heads-share-columns": "Every head used the same block of columns; head h uses its own block.",
     "heads-share-scores": "The heads share one set of scores from all the columns of Q and K; each head "
                           "computes its scores from its own block of columns.",
-    "parallel-block": "Attention and the MLP both read the block's input; the MLP must read the stream after "
-                      "the attention residual has been added.",
-    "residual-adds-normalised": "A residual added the normalised input; the residual adds the sub-layer "
-                                "output to the raw, un-normalised stream.",
+    "parallel-block": "Attention and the MLP both read the block's input, so the MLP never sees what attention added.",
+    "residual-adds-normalised": "A residual added the normalised input instead of the raw, un-normalised stream.",
     "layer-norm-missing": "A layer norm is missing before a sub-layer.",
     "extra-layer-norm": "An extra layer norm was applied to the block's output.",
     "mlp-reads-wrong-input": "The MLP read the wrong input; it reads the layer norm of the stream after the attention "
@@ -215,14 +195,13 @@ DIAGNOSES = {
     "gelu-misplaced": "The GELU sits in the wrong place in the MLP; it comes between the two matrices.",
     "activation-not-gelu": "The MLP uses another non-linearity; this block uses GELU.",
     "bias-missing": "A bias was left out of the MLP.",
-    "layer-norm-gain-bias-missing": "After normalising, each feature is scaled by g and shifted by b.",
-    "layer-norm-gain-bias-order": "The shift b was added before the scale g; scale first, then shift.",
-    "layer-norm-divides-by-variance": "You divided by the variance; divide by the standard deviation.",
+    "layer-norm-gain-bias-missing": "The gain g and the bias b were not applied after normalising.",
+    "layer-norm-gain-bias-order": "The shift b was added before the scale g.",
+    "layer-norm-divides-by-variance": "You divided by the variance instead of the standard deviation.",
     "layer-norm-whole-matrix": "The mean and variance were taken over the whole matrix; each row gets its own.",
     "layer-norm-not-centred": "The row mean was not subtracted.",
     "variance-cancellation": "The variance loses its precision on rows with a large offset: the mean of the squares "
-                             "minus the square of the mean subtracts two huge, nearly equal numbers. Centre the row "
-                             "first.",
+                             "minus the square of the mean subtracts two huge, nearly equal numbers.",
     "precision-loss": "Your result loses precision when the inputs carry a large common offset: part of the "
                       "computation runs in float32, or subtracts two huge, nearly equal numbers.",
     "cosine-similarity": "The rows of Q and K were normalised first (cosine similarity); the scores are the raw "
@@ -231,16 +210,15 @@ DIAGNOSES = {
     "gelu-gate-only": "You returned the gate (one half of one plus the tanh) without multiplying it by x.",
     "gelu-wrong-constant": "A constant or the power inside the tanh is wrong (see the fitted values above).",
     "wrong-row": "The logits come from another row than the last one.",
-    "softmax-backward-unweighted-sum": "The subtracted sum must weight dA by A.",
+    "softmax-backward-unweighted-sum": "The subtracted sum does not weight dA by A.",
     "cache-row-dropped": "The newest cache row was left out: the cache already holds the current token.",
     "cache-drops-oldest": "The oldest cache row was dropped; the cache keeps every earlier position.",
     "cache-appends-wrong-row": "A cache got the wrong new row: k joins K and v joins V.",
-    "kv-cache-ignores-heads": "Every head keeps its own keys and values: multiply by n_heads.",
+    "kv-cache-ignores-heads": "The count ignores n_heads, although every head keeps its own keys and values.",
     "kv-cache-ignores-size": "Every stored vector has d_head numbers for each of seq_len tokens: both count.",
-    "kv-cache-ignores-bytes-per-value": "Use the bytes_per_value argument, not a fixed width.",
+    "kv-cache-ignores-bytes-per-value": "The count uses a fixed width instead of the bytes_per_value argument.",
     "kv-cache-counts-twice": "Keys and values make a factor 2, counted once.",
-    "integer-overflow": "The count overflows a fixed-width integer (int32) for large models; Python ints "
-                        "never overflow.",
+    "integer-overflow": "The count overflows a fixed-width integer (int32) for large models.",
 }
 
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.

@@ -689,8 +689,8 @@ DIAGNOSES = {
     "sample-ignores-temperature": "The temperature was left out: the probabilities come from the logits divided by "
                                   "the temperature, so a small temperature sharpens them and a large one flattens "
                                   "them.",
-    "sample-temperature-multiplied": "The logits were multiplied by the temperature; they are divided by it, so that "
-                                     "a small temperature sharpens the probabilities.",
+    "sample-temperature-multiplied": "The logits were multiplied by the temperature instead of divided by it, so a "
+                                     "small temperature flattens the probabilities instead of sharpening them.",
     "sample-cumulative-at-least-u": "You took the first token whose running total reaches u; the answer is the first "
                                     "whose running total is greater than u. The two differ when u falls exactly on a "
                                     "boundary: with u at 0, a token of probability 0 came out.",
@@ -698,25 +698,19 @@ DIAGNOSES = {
                       "token's stretch is as long as its probability.",
     "sample-index-before": "Your function returned the token just before the right one: the answer is the first "
                            "token whose running total is greater than u, not the last one whose total is not.",
-    "sample-past-the-end": "Your function returned vocab, one past the last id. The probabilities' running total "
-                           "ended a hair below 1 through rounding, and u (just below 1) was above it. Scale the "
-                           "running total so that it ends at exactly 1.",
-    "sample-not-cumulative": "u was compared with each probability on its own. It must be compared with the running "
-                             "total of the probabilities, the first token's, then the first two, and so on: each "
-                             "token owns a stretch of the interval from 0 to 1 as long as its probability.",
-    "sample-temperature-zero": "Only temperature 0 goes wrong. Dividing by a zero temperature gives infinities and "
-                               "NaN; temperature 0 is the greedy choice, the largest logit, and needs its own branch "
-                               "before any division.",
-    "cache-step-not-used": "The tokens do not follow the cache_step your generate was given. It must call that "
-                           "cache_step for every token it feeds and build the logits from the output it returns, "
-                           "rather than compute attention itself or skip it. (The check hands in its own cache_step; "
-                           "on two probes its attention is softer than usual.)",
-    "cache-not-passed-back": "Each call of cache_step must get the two caches that its previous call returned, and "
-                             "the first call gets empty caches of 0 rows and d columns. cache_step appends the new "
-                             "key and value itself, so the caches grow by one row per token.",
-    "cache-restarted": "Your generate starts again from empty caches and feeds the whole sequence once more for "
-                       "every new token. The tokens come out right, but that is the recomputation the cache exists "
-                       "to avoid: keep the caches of the previous call and feed only the newest token.",
+    "sample-past-the-end": "Your function returned vocab, one past the last id. The probabilities' running total ended "
+                           "a hair below 1 through rounding, and u (just below 1) was above it.",
+    "sample-not-cumulative": "u was compared with each probability on its own instead of with the running total of the "
+                             "probabilities.",
+    "sample-temperature-zero": "Only temperature 0 goes wrong: dividing by a zero temperature gives infinities and "
+                               "NaN.",
+    "cache-step-not-used": "The tokens do not follow the cache_step your generate was given: your generate computed "
+                           "attention itself, or skipped it, instead of using what that cache_step returned. (The "
+                           "check hands in its own cache_step; on two probes its attention is softer than usual.)",
+    "cache-not-passed-back": "A call of cache_step did not get the two caches its previous call returned (or the first "
+                             "call did not get empty caches of 0 rows and d columns).",
+    "cache-restarted": "Your generate starts again from empty caches and feeds the whole sequence once more for every "
+                       "new token. The tokens come out right, but that is the recomputation the cache exists to avoid.",
     "cache-step-extra-call": "cache_step was called once more than needed. The last new token is never fed back: "
                              "nothing is predicted after it, so a prompt of T tokens and n_new new ones needs "
                              "T plus n_new minus 1 calls.",
@@ -726,15 +720,14 @@ DIAGNOSES = {
                                "first, then the n_new new tokens.",
     "generate-prompt-changed": "The returned sequence must start with the prompt, unchanged.",
     "generate-first-token-wrong": "The first new token is already wrong, so the logits of the last prompt token "
-                                  "differ: look at how each token's vector is built, what the logits are computed "
-                                  "from, and which token the prediction starts at.",
+                                  "differ.",
     "generate-later-token-wrong": "The first new token is right and a later one is wrong, so the prompt is handled "
                                   "well but a new token is not fed back the way a prompt token is: its word, its "
                                   "position or the caches it joins.",
     "max-tokens-exact-fit-excluded": "A cache that fills the memory exactly still fits: the test is at most the "
                                      "memory, not strictly less, so an exact quotient is itself the answer.",
-    "max-tokens-rounded-up": "The quotient was rounded up or to the nearest whole number; at that length the cache "
-                             "can need more bytes than the memory holds. Part of a token cannot be cached: round down.",
+    "max-tokens-rounded-up": "The quotient was rounded up or to the nearest whole number; at that length the cache can "
+                             "need more bytes than the memory holds.",
     "max-tokens-does-not-fit": "At the length you returned the cache needs more bytes than the memory holds. The "
                                "answer is the largest length whose cache still fits.",
     "max-tokens-more-fit": "One more token would still fit in the memory. The answer is the largest length whose "

@@ -106,14 +106,14 @@ FINDINGS = {
 
 
 DIAGNOSES = {
-    "scores-softmaxed": "You returned weights (each row sums to 1) instead of the raw scores. The softmax comes in "
-                        "lesson 06; here the answer is the scores themselves.",
+    "scores-softmaxed": "You returned weights (each row sums to 1) instead of the raw scores; the softmax comes later, "
+                        "in lesson 06.",
     "scores-masked": "You hid the future with a mask. The scores of this lesson have no mask yet: every query is "
                      "compared with every key.",
-    "scores-diagonal-only": "You compared each token's query with its own key only: one number per token. Every query "
-                            "is compared with every key, an (n, n) matrix.",
-    "scores-feature-by-feature": "You multiplied Qᵀ by K, a (d, d) matrix of features against features. The scores "
-                                 "compare tokens: Q Kᵀ, an (n, n) matrix.",
+    "scores-diagonal-only": "You compared each token's query with its own key only, one number per token, instead of "
+                            "every query with every key.",
+    "scores-feature-by-feature": "You multiplied Qᵀ by K, a (d, d) matrix of features against features, while the "
+                                 "scores compare tokens with tokens.",
 }
 
 NUDGES = {

@@ -384,11 +384,9 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
-    "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved. "
-                        "An exponent of minus one half needs brackets of its own.",
+    "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved.",
     "score-scale-measured": "Your factor is close to the right one but not exact: it looks estimated from random "
-                            "samples. The variance of q·k follows exactly from d, so the factor can be written "
-                            "from d alone.",
+                            "samples, while the variance of q·k follows exactly from d.",
 }
 
 NUDGES = {

@@ -634,38 +634,30 @@ FINDINGS = {
 
 DIAGNOSES = {
     "cross-entropy-not-averaged": "The loss was summed over the rows instead of averaged, and the gradient was not "
-                                  "divided by n either. The loss is the mean over the n predictions, so the loss and "
-                                  "every row of its gradient carry a factor of one over n.",
-    "cross-entropy-gradient-not-averaged": "The loss is the mean over the rows, but the gradient was left undivided. "
-                                           "Each row's loss enters the mean with weight one over n, so each row of "
-                                           "dlogits is divided by n too.",
-    "cross-entropy-one-hot-missing": "The gradient is the softmax alone. The target's column must also be lowered "
-                                     "by one in every row (the probabilities minus the one-hot target); otherwise the "
-                                     "right word is pushed down like the wrong ones.",
-    "cross-entropy-gradient-sign": "The gradient has the wrong sign: it is the probabilities minus the one-hot "
-                                   "target, not the other way round. A step against the gradient must raise the "
-                                   "target's logit and lower the others.",
-    "cross-entropy-log-underflow": "For huge logits the probability of the target underflowed to 0, so its log "
-                                   "became minus infinity and the loss infinite. Compute the log-probability directly: "
-                                   "the target's logit minus the log of the row's sum of exponentials (taken after "
-                                   "subtracting the row maximum), never the log of a probability.",
-    "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of "
-                                    "one entry per row. Row i needs only its own target: pair each row number with "
-                                    "its target when you pick the log-probabilities.",
+                                  "divided by n either.",
+    "cross-entropy-gradient-not-averaged": "The loss is the mean over the rows, but the gradient was left undivided: "
+                                           "it is the gradient of their sum.",
+    "cross-entropy-one-hot-missing": "The gradient is the softmax alone, without the one-hot target, so the right word "
+                                     "is pushed down like the wrong ones.",
+    "cross-entropy-gradient-sign": "The gradient has the wrong sign: a step against it lowers the target's logit and "
+                                   "raises the others.",
+    "cross-entropy-log-underflow": "For huge logits the probability of the target underflowed to 0, so its log became "
+                                   "minus infinity and the loss infinite.",
+    "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of one "
+                                    "entry per row.",
     "cross-entropy-loss-per-row": "The loss came back as one number per row; the exercise asks for their mean, a "
                                   "single number.",
-    "attention-backward-dk-from-k": "dK was built from K itself. A score, query i against key j, changes with key "
-                                    "j in proportion to query i, so the gradient reaching the keys is dSᵀ times Q.",
-    "layer-norm-backward-parameter-gradients-averaged": "db (or dg) was averaged over the rows. g and b are used by "
-                                                        "every row, so each row's gradient adds up: sum over the "
-                                                        "rows.",
+    "attention-backward-dk-from-k": "dK was built from K itself, but a score, query i against key j, changes with key "
+                                    "j in proportion to query i.",
+    "layer-norm-backward-parameter-gradients-averaged": "db (or dg) was averaged over the rows, although g and b are "
+                                                        "used by every row and each row's gradient adds up.",
     "layer-norm-backward-sums-not-means": "The two corrections of dX used row sums where they need row means: the "
                                           "mean and the variance each spread a change of one entry over the d "
                                           "entries of its row, a factor of one over d.",
     "cross-entropy-in-bits": "The loss was measured in bits (a base-2 logarithm, or divided by ln 2). The course "
                              "measures it in nats, with the natural logarithm, as the softmax's exponential does.",
     "cross-entropy-averaged-over-entries": "The loss was averaged over all n times vocab entries of the one-hot "
-                                           "product. Only one entry per row is not zero: average over the n rows.",
+                                           "product, although only one entry per row is not zero.",
     "cross-entropy-max-not-added-back": "The log of the row's sum of exponentials was taken after subtracting the "
                                         "row maximum, and the maximum was not added back: each row's loss is off "
                                         "by its largest logit.",
@@ -682,39 +674,25 @@ DIAGNOSES = {
     "attention-backward-dq-dk-swapped": "dQ and dK came back in each other's places. dQ has one row per query and "
                                         "dK one row per key; the gradient of the scores reaches Q through K and "
                                         "reaches K through Q.",
-    "attention-backward-transpose-missing": "A transpose is missing in a backward product. The gradient of each "
-                                            "factor of a matrix product is the upstream gradient times the other "
-                                            "factor transposed, on the side that makes the shapes line up: dV needs "
-                                            "A transposed, dK needs the gradient of the scores transposed.",
+    "attention-backward-transpose-missing": "A transpose is missing in one of the backward products.",
     "attention-backward-mask-ignored": "The backward pass recomputed A without the causal mask, so gradient flows "
-                                       "through scores the forward pass hid. Masked entries have weight zero and "
-                                       "get exactly zero gradient: recompute A with the forward pass's mask.",
+                                       "through scores the forward pass hid.",
     "layer-norm-backward-no-correction": "dX treats the row mean and the row standard deviation as constants: it is "
                                          "the upstream gradient times g divided by the standard deviation, and "
                                          "nothing more. Both statistics depend on every entry of the row, which "
                                          "adds two corrections.",
-    "layer-norm-backward-mean-term-missing": "dX lacks the correction from the row mean. The mean depends on every "
-                                             "entry of the row, so each row of the gradient of the normalised row "
-                                             "loses its average before the division by the standard deviation.",
-    "layer-norm-backward-variance-term-missing": "dX lacks the correction from the row variance. The standard "
-                                                 "deviation depends on every entry of the row, so each row also "
-                                                 "loses its component along the normalised row: the normalised row "
-                                                 "times the row average of its product with the gradient.",
-    "layer-norm-backward-gain-ignored": "g was left out of dX. The forward pass multiplies the normalised row by g, "
-                                        "so the gradient reaching the normalised row is dY times g, before the two "
-                                        "corrections.",
-    "layer-norm-backward-gain-applied-late": "g was applied after the corrections instead of before. The "
-                                             "corrections act on the gradient of the normalised row, which is dY "
-                                             "times g: multiply first, then remove the row mean and the component "
-                                             "along the normalised row.",
-    "layer-norm-backward-dg-uses-x": "dg used the raw input X. The gain multiplies the normalised input, so dg "
-                                     "collects dY times the normalised X over the rows.",
-    "layer-norm-backward-sums-wrong-axis": "dg and db were summed along each row, over the features. Every row uses "
-                                           "the same gain and bias for a feature, so the sums run over the rows and "
-                                           "give one number per feature.",
-    "layer-norm-backward-std-missing": "dX was not divided by the row's standard deviation (with eps inside its "
-                                       "root). The forward pass divides each centred row by it, so the gradient is "
-                                       "divided by it too.",
+    "layer-norm-backward-mean-term-missing": "dX lacks the correction from the row mean, which depends on every entry "
+                                             "of the row.",
+    "layer-norm-backward-variance-term-missing": "dX lacks the correction from the row variance, which depends on "
+                                                 "every entry of the row.",
+    "layer-norm-backward-gain-ignored": "g was left out of dX, although the forward pass multiplies the normalised row "
+                                        "by g.",
+    "layer-norm-backward-gain-applied-late": "g was applied after the two corrections instead of before them.",
+    "layer-norm-backward-dg-uses-x": "dg used the raw input X instead of the normalised one.",
+    "layer-norm-backward-sums-wrong-axis": "dg and db were summed along each row, over the features, instead of over "
+                                           "the rows.",
+    "layer-norm-backward-std-missing": "dX was not divided by the row's standard deviation (with eps inside its root), "
+                                       "although the forward pass divides each centred row by it.",
 }
 
 NUDGES = {

@@ -184,8 +184,7 @@ FINDINGS = {
 
 
 DIAGNOSES = {
-    "padding-mask-inverted": "The mask hides the real tokens and keeps the padding; it is the other way round: 0 on "
-                             "the first n_valid keys, −∞ after them.",
+    "padding-mask-inverted": "The mask hides the real tokens and keeps the padding.",
     "padding-mask-off-by-one": "The boundary is one column off: the real tokens are columns 0 to n_valid − 1, and "
                                "the padding starts at column n_valid.",
     "padding-mask-on-queries": "The mask hides rows (queries) instead of columns (keys); padding is a key that no "

@@ -171,15 +171,15 @@ DIAGNOSES = {
                               "floor division (//), which is 0 for every pair.",
     "sinusoid-sin-cos-swapped": "Sine and cosine are swapped: the even columns hold the sine, the odd columns the "
                                 "cosine, so row 0 is 0, 1, 0, 1, ...",
-    "sinusoid-halves-not-interleaved": "All the sines come first and all the cosines after; they alternate, column "
-                                       "by column: sine, cosine, sine, cosine, ...",
-    "sinusoid-pair-index-not-doubled": "The exponent of 10000 uses the pair number i over d; it is twice that, 2i "
-                                       "over d, so the slowest pair turns about ten thousand times slower than the "
+    "sinusoid-halves-not-interleaved": "All the sines come first and all the cosines after, instead of alternating "
+                                       "column by column.",
+    "sinusoid-pair-index-not-doubled": "The exponent of 10000 uses the pair number i over d, half the exponent of the "
+                                       "formula: the slowest pair turns only about a hundred times slower than the "
                                        "fastest.",
     "sinusoid-frequency-per-column": "Every column got its own frequency; the two columns of a pair (2i and 2i + 1) "
                                      "share one angle, the sine and the cosine of the same number.",
-    "sinusoid-frequencies-inverted": "The positions were multiplied by the powers of 10000; they are divided by "
-                                     "them, so later pairs turn more slowly, not faster.",
+    "sinusoid-frequencies-inverted": "The positions were multiplied by the powers of 10000 instead of divided by them, "
+                                     "so later pairs turn faster instead of more slowly.",
     "sinusoid-wrong-base": "The frequencies use a base other than 10000.",
     "sinusoid-positions-from-one": "The positions start at 1; the first row is position 0, which gives 0, 1, 0, 1, "
                                    "...",

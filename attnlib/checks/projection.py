@@ -97,13 +97,12 @@ FINDINGS = {
 DIAGNOSES = {
     "sum-stops-short": "The sum over the middle index stops one short: the last of the d_mid middle features never "
                        "contributes to the product.",
-    "compose-order-swapped": "The two matrices were multiplied in the opposite order. The row vector meets "
-                             "W1 first and W2 second, so W1 comes first in the product (the inner sizes must "
-                             "both be d_mid).",
-    "compose-elementwise": "The matrices were multiplied entry by entry. Chaining two projections sums over "
-                           "the middle features, one sum per (input, output) pair: that is a matrix product.",
-    "compose-added": "The two matrices were added. One projection after the other multiplies them; adding "
-                     "would apply both to the same x side by side and sum the results.",
+    "compose-order-swapped": "The two matrices were multiplied in the opposite order: your product applies W2 to the "
+                             "row vector before W1.",
+    "compose-elementwise": "The matrices were multiplied entry by entry, so nothing sums over the middle features, as "
+                           "chaining two projections does.",
+    "compose-added": "The two matrices were added, which applies both to the same x side by side and sums the results, "
+                     "instead of one projection after the other.",
 }
 
 NUDGES = {

@@ -144,9 +144,9 @@ DIAGNOSES = {
     "one-hot-not-float": "The 0s and 1s are right but not floats: the exercise asks for a float array.",
     "ids-one-based": "The 1 went into column ids[i] - 1, as if ids counted from 1. Ids count from 0: id 0 is the "
                      "first column.",
-    "one-hot-width-from-ids": "The number of columns came from the largest id in these ids. It must be "
-                              "vocab_size, so that the rows line up with the rows of the embedding table "
-                              "whatever words the sentence happens to use.",
+    "one-hot-width-from-ids": "The number of columns came from the largest id in these ids instead of vocab_size, so "
+                              "the rows no longer line up with the rows of the embedding table whatever words the "
+                              "sentence happens to use.",
     "one-hot-marks-every-id": "Every row got a 1 in the column of every id of the sentence. Row i marks only "
                               "the column of its own token.",
 }

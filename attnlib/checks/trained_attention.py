@@ -177,23 +177,21 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
-    "entropy-weights-left-out": "You added up -log A over the keys without weighting each term by its A. The "
-                                "entropy is the expected surprise: -Σ A log A.",
-    "entropy-log-of-one-plus": "You took the log of one plus each weight, a different function from the log of "
-                               "the weight. A zero weight contributes nothing because A log A goes to 0 as A does: "
-                               "skip the zeros instead.",
+    "entropy-weights-left-out": "You added up -log A over the keys without weighting each term by its A.",
+    "entropy-log-of-one-plus": "You took the log of one plus each weight, a different function from the log of the "
+                               "weight.",
     "entropy-zeros-clipped": "You clipped the zero weights to a small number before A log A, so every masked key "
                              "adds a small term of its own. A zero weight contributes exactly 0.",
-    "entropy-nan-from-zeros": "A weight of 0 gave 0 times minus infinity, which is NaN. By convention a zero "
-                              "weight contributes 0 to the entropy: leave those terms out.",
-    "entropy-sign": "The entropy came out negative: the logarithm of a weight below 1 is negative, so the sum "
-                    "needs a minus sign in front.",
+    "entropy-nan-from-zeros": "A weight of 0 gave 0 times minus infinity, which is NaN, although by convention a zero "
+                              "weight contributes 0 to the entropy.",
+    "entropy-sign": "The entropy came out negative: the log of a weight below 1 is negative, and the sum has no minus "
+                    "sign in front.",
     "entropy-in-bits": "The entropy is in bits (base-2 logarithm); this exercise measures it in nats, with the "
                        "natural logarithm.",
-    "entropy-wrong-axis": "The sum ran down the columns; one query's weights are a row, so sum along each row.",
+    "entropy-wrong-axis": "The sum ran down the columns, but one query's weights are a row.",
     "entropy-whole-matrix": "The entropy of the whole matrix was given to every row; each row has its own.",
     "entropy-mean-not-sum": "The terms were averaged over the keys; the entropy is their sum.",
-    "entropy-normalised": "The entropy was divided by the log of the number of keys; return it as it is, in nats.",
+    "entropy-normalised": "The entropy was divided by the log of the number of keys.",
 }
 
 NUDGES = {
