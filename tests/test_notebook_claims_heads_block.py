@@ -262,3 +262,26 @@ def test_10_causality_survives_any_depth():
         X = X + plain_attention(X, Wq, Wk, Wv, causal=True)
         X2 = X2 + plain_attention(X2, Wq, Wk, Wv, causal=True)
     assert np.array_equal(X[:5], X2[:5]) and not np.allclose(X[5:], X2[5:])
+
+
+def test_10_post_ln_pins_the_signal_but_shrinks_the_shortcut_and_blurs_the_tokens():
+    """The post-LN stack of the 48-layer experiment, in plain numpy, on other random weights and another input."""
+    rng = np.random.default_rng(26)
+    blocks = [random_block(32, rng) for _ in range(48)]
+    X = rng.uniform(-0.5, 0.5, (6, 32))
+
+    def spread(Z):
+        return np.linalg.norm(Z - Z.mean(axis=0), axis=1).mean() / np.linalg.norm(Z, axis=1).mean()
+
+    Z, carried, pre = X, np.ones(6), X
+    for p in blocks:
+        R = Z + plain_heads(Z, p["Wq"], p["Wk"], p["Wv"], p["Wo"], 4)  # the norm after each residual add
+        carried /= np.sqrt(R.var(axis=1) + 1e-5)  # the factor the norm puts on the carried-over rows
+        Z = plain_layer_norm(R, p["ln1_g"], p["ln1_b"])
+        R = Z + plain_gelu(Z @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+        carried /= np.sqrt(R.var(axis=1) + 1e-5)
+        Z = plain_layer_norm(R, p["ln2_g"], p["ln2_b"])
+        assert np.allclose(np.linalg.norm(Z, axis=1), math.sqrt(32), rtol=1e-3)  # the signal is pinned
+        pre = plain_block(pre, p, 4)
+    assert carried.max() < 1e-7 and spread(Z) < 1e-3  # the input fades from the shortcut; the rows blur together
+    assert spread(pre) > 0.1  # the pre-LN stack keeps them apart
