@@ -89,6 +89,7 @@ class Tokenizer:
     """Words <-> integer ids, one id per word of a fixed vocabulary.
 
     encode("the cat sat") -> array([...]); decode(ids) -> "the cat sat".
+    `words` are distinct non-empty strings without spaces (encode splits a sentence at spaces).
     """
 
     def __init__(self, words):
@@ -102,6 +103,14 @@ class Tokenizer:
         not_str = [w for w in words if not isinstance(w, str)]
         if not_str:
             raise ValueError(f"words must all be strings, got {not_str[0]!r} ({type(not_str[0]).__name__})")
+        for i, w in enumerate(words):  # encode() splits a sentence at whitespace: such a word could never be found
+            if not w.strip():
+                raise ValueError(f"words[{i}] is {w!r}: every word needs at least one character that is not a space")
+            if any(ch.isspace() for ch in w):
+                space = "a space" if " " in w else "whitespace"
+                raise ValueError(f"words[{i}] is {w!r}, which contains {space}: encode() splits a sentence at "
+                                 f"whitespace, so it could never be found; give its parts as separate words: "
+                                 f"{w.split()!r}")
         if len(set(words)) != len(words) or not words:
             raise ValueError(f"words must be a non-empty list without repeats, got {words}")
         self.words = words

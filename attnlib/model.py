@@ -53,6 +53,9 @@ class KVCache:
         return self.V[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
 
 
+MAX_INIT_STD = 1000.0  # the largest init_std TinyLM accepts (see its docstring)
+
+
 class TinyLM:
     """A GPT-style language model: embeddings, n_layers pre-LN blocks, final LN, output head.
 
@@ -62,6 +65,7 @@ class TinyLM:
       init_std=0.02    std of the normal init of every weight matrix and embedding
                        (GPT-2); the residual projections Wo and W2 get
                        init_std / sqrt(2 n_layers). Try 1.0 for a badly scaled init.
+                       At most MAX_INIT_STD (1000): far larger weights overflow.
       attn_scale=True  divide the scores by sqrt(d_head); False trains without it.
       causal=True      False builds a bidirectional model: every token sees the
                        whole sequence (no KV-cache generation then).
@@ -89,6 +93,10 @@ class TinyLM:
         self.d_head = d_model // n_heads
         self.dtype = float_dtype("dtype", dtype)
         self.init_std = finite_positive_float("init_std", init_std)
+        if self.init_std > MAX_INIT_STD:
+            raise ValueError(f"init_std must be <= {MAX_INIT_STD:g}, got {init_std!r}: it is the standard deviation of "
+                             "the initial weights (GPT-2 uses 0.02, and 1.0 is already a badly scaled init); far "
+                             "larger values make weights whose products overflow")
         self.attn_scale = boolean("attn_scale", attn_scale)
         self.causal = boolean("causal", causal)
         seed = non_negative_int("seed", seed)

@@ -21,6 +21,19 @@ def test_tokenizer_round_trip_and_unknown_words():
         Tokenizer(["a", "b", "a"])
 
 
+@pytest.mark.parametrize("word", ["cat", "ca't", ".", "|", "_", "chat\u200b", "", " ", "cat ", " cat", "c at",
+                                  "c\tat", "c\nat", "c\u00a0at", "c\u3000at"])
+def test_tokenizer_takes_exactly_the_words_a_sentence_can_hold(word):
+    """encode() splits a sentence with str.split(), so a word is usable when splitting it gives it back whole."""
+    usable = word.split() == [word]
+    if usable:
+        tok = Tokenizer(["the", word])
+        assert tok.decode(tok.encode(f"the {word} the")) == f"the {word} the"
+    else:
+        with pytest.raises(ValueError, match=r"words\[1\] is "):
+            Tokenizer(["the", word])
+
+
 def test_grammar_sentences_follow_the_rule():
     sentences = data.cat_sentences(200, seed=1)
     assert sentences == data.cat_sentences(200, seed=1)

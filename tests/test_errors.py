@@ -64,6 +64,11 @@ def test_bad_input_raises_named_value_error(call, message):
     (lambda: at.causal_mask(10**6), r"n is too large"),
     (lambda: at.Tokenizer("abc"), r"pass a list of words"),
     (lambda: at.Tokenizer([1, 2]), r"words must all be strings"),
+    (lambda: at.Tokenizer(["the", "cat sat"]), r"words\[1\] is 'cat sat', which contains a space.*\['cat', 'sat'\]"),
+    (lambda: at.Tokenizer(["the", ""]), r"words\[1\] is '': every word needs at least one character"),
+    (lambda: at.Tokenizer([" "]), r"words\[0\] is ' ': every word needs at least one character that is not a space"),
+    (lambda: at.TinyLM(5, 4, 2, 1, 4, init_std=1e200), r"init_std must be <= 1000, got 1e\+200"),
+    (lambda: at.TinyLM(5, 4, 2, 1, 4, init_std=1e200, dtype=np.float32), r"init_std must be <= 1000"),
     (lambda: at.KVCache(1, 1, 2, 4, dtype=int), r"dtype must be np.float32 or np.float64"),
 ])
 def test_extreme_and_odd_input_is_named(call, message):

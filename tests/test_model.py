@@ -49,6 +49,21 @@ def test_init_is_gpt2_like_and_seeded():
     assert not np.array_equal(W, TinyLM(50, 64, 2, 4, 64, seed=6).params["blocks.0.W1"])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_init_std_has_a_range_and_every_accepted_value_builds_finite_weights(dtype):
+    from attnlib.model import MAX_INIT_STD
+    assert MAX_INIT_STD == 1000.0
+    model = TinyLM(30, 16, 2, 2, 12, init_std=MAX_INIT_STD, dtype=dtype)
+    assert all(np.isfinite(v).all() for v in model.params.values())
+    assert model.params["blocks.0.W1"].std() == pytest.approx(MAX_INIT_STD, rel=0.1)
+    tokens = rng(0).integers(0, 30, (2, 12))
+    loss, grads = model.loss_and_grads(tokens, tokens)
+    assert np.isfinite(loss) and all(np.isfinite(g).all() for g in grads.values())
+    for too_large in (np.nextafter(MAX_INIT_STD, np.inf), 1e200, np.finfo(np.float64).max):
+        with pytest.raises(ValueError, match=r"^init_std must be <= 1000, got "):
+            TinyLM(30, 16, 2, 2, 12, init_std=too_large, dtype=dtype)
+
+
 @pytest.mark.parametrize("causal", [True, False])
 def test_forward_matches_the_one_sentence_reference(causal):
     model = small(causal=causal)
