@@ -5,9 +5,13 @@
   which every user on the machine can read through /proc/PID/cmdline.
 - The port is chosen here and the server may not move to another one (port_retries=0); the URL
   is printed only once the server answers on it with the token, so it is the URL of this server.
+- A server that would let anyone in (a Jupyter configuration that turns the token off) is stopped.
+  The launcher tells by asking for the login page, never by a request the server refuses: a
+  refused request prints a "403" warning in the server's log, which reads like an error.
 - Nothing contacts the network: the Extension Manager is read-only, the news feed and the
   update check are off.
 """
+import http.client
 import importlib.util
 import os
 import secrets
@@ -96,6 +100,22 @@ def status(port, token=None, timeout=2):
         return None
 
 
+def login_status(port, timeout=2):
+    """The HTTP status of the login page, GET /login on 127.0.0.1:port with no credentials, or None when nothing
+    answers. Redirects are not followed and no proxy is used.
+
+    A server that asks for the token shows the page: 200, which it does not log. One that lets anyone in has no
+    login page (404)."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        conn.request("GET", "/login")
+        return conn.getresponse().status
+    except OSError:
+        return None
+    finally:
+        conn.close()
+
+
 def runtime_dir_is_private():
     """True when Jupyter's runtime folder (where the server writes files holding the token) is ours alone."""
     from jupyter_core.paths import jupyter_runtime_dir
@@ -145,9 +165,11 @@ def serve(cmd, root, env, port, token, url, timeout):
                 return 1
             print("attnlib lab: JupyterLab stopped before it answered (see its messages above)", file=sys.stderr)
             return proc.returncode or 1
-        if status(port) == 200:
-            print("attnlib lab: this JupyterLab answers without a token (your Jupyter configuration turns it "
-                  "off); stopping it", file=sys.stderr)
+        login = login_status(port)
+        if login != 200:  # no login page: the server lets anyone in
+            why = ("stopped answering" if login is None else
+                   "answers without a token (your Jupyter configuration turns it off)")
+            print(f"attnlib lab: this JupyterLab {why}; stopping it", file=sys.stderr)
             return 1
         print(f"\nJupyterLab on {url} (Ctrl-C to stop)\n", flush=True)
         return proc.wait()

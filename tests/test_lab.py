@@ -1,5 +1,6 @@
 """attnlib.lab: JupyterLab on 127.0.0.1 with a token that never reaches the command line,
 on the port it prints, with no network access from the Extension Manager."""
+import http.server
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -109,6 +111,40 @@ def test_runtime_folder_privacy(tmp_path, monkeypatch):
     assert lab.runtime_dir_is_private()
     folder.chmod(0o755)
     assert not lab.runtime_dir_is_private()
+
+
+@pytest.fixture
+def answering():
+    """A local HTTP server that answers GET /login with the status in its `.status` (200 unless changed)."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            server.paths.append(self.path)
+            self.send_response(server.status)
+            if server.status == 302:
+                self.send_header("Location", "/lab")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    server.status, server.paths = 200, []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("code", [200, 404, 302])
+def test_the_login_probe_reports_the_pages_own_status(answering, code):
+    answering.status = code
+    assert lab.login_status(answering.server_address[1]) == code
+    assert answering.paths == ["/login"]  # one request, to the login page; a redirect is not followed
+
+
+def test_the_login_probe_says_none_when_nothing_answers():
+    assert lab.login_status(lab.free_port()) is None
 
 
 # --- the real server -------------------------------------------------------------------------------
@@ -211,6 +247,11 @@ def test_real_server_prints_its_own_url_keeps_the_token_private_and_stops_on_ctr
         url = urllib.parse.urlsplit(line.group(1))
         assert url.hostname == "127.0.0.1" and url.port != listening
         assert urllib.parse.parse_qs(url.query)["token"] == [token]
+
+        # The launcher's own probes leave no line in the log that reads like an error ("403 GET /api/status").
+        time.sleep(1)  # the server logs a request just after answering it
+        logged = err.read_text() + out.read_text()
+        assert "/api/status" not in logged and not re.search(r"\b4\d\d (GET|POST) ", logged), logged[-3000:]
         assert fetch(f"http://127.0.0.1:{url.port}/api/status", token)[0] == 200
         assert fetch(f"http://127.0.0.1:{url.port}/api/status")[0] == 403
 
