@@ -74,6 +74,7 @@ def test_12_the_place_follows_the_animal_and_on_follows_every_verb():
         words = sentence.split()
         animal = next(w for w in words if w in places)
         assert words[0] == "the" and words[-2] == places[animal]  # question 1: every sentence starts with "the"
+        assert len(words) - 2 - words.index(animal) == 4  # the place: always four words after the animal
         verb = next(i for i, w in enumerate(words) if w in VERBS)
         assert words[verb + 1] == "on"  # question 4: "on" whatever the animal
 
@@ -172,6 +173,8 @@ def test_12_sat_looks_at_itself_in_layer_0_and_at_cat_in_layer_1_head_0(trained)
     sat = maps[:, :, 2, :3].reshape(4, 3)
     assert [tokens[j] for j in sat.argmax(axis=1)] == ["sat", "sat", "cat", "the"]
     assert sat[:2, 2].min() > 0.4 and sat[:2, 1].max() < 0.15
+    assert sat[0, 2] > 0.7  # head 0: most of the row on itself
+    assert 0 < sat[1, 2] - sat[1, 0] < 0.1  # head 1: itself, with the first "the" close behind, not "mostly itself"
     head = maps[1, 0]
     assert head[3, 1] > 0.7 and head[4, 1] > 0.6  # "on" and the second "the" look at "cat" too
 
@@ -279,3 +282,46 @@ def test_12_most_attended_reference_is_the_first_largest_weight_of_each_row():
     for probe in EXERCISES[0].probes:  # every probe: n_q words, the plain answer
         A, tokens = probe.args
         assert most_attended(A, tokens) == plain(A, tokens) and len(probe.rows) == A.shape[0]
+
+
+# ---------------------------------------------------------------------------
+# entropy
+
+def plain_entropy(row):
+    """-sum a log a with a loop, 0 log 0 = 0."""
+    return -sum(a * math.log(a) for a in row if a > 0)
+
+
+def test_12_entropy_by_hand_is_0_for_one_hot_and_log_m_for_an_even_row_over_m_keys():
+    assert plain_entropy([1.0, 0.0, 0.0, 0.0]) == 0
+    for m in (1, 2, 4, 6):
+        assert math.isclose(plain_entropy([1 / m] * m + [0.0] * 3), math.log(m), abs_tol=1e-12)
+    assert round(plain_entropy([0.7, 0.1, 0.1, 0.1]), 3) == 0.940  # the fourth row of the notebook's example
+    rng = np.random.default_rng(21)
+    for row in softmax_rows(rng.normal(0.0, 2.0, (500, 4))):  # never above the even row
+        assert 0 < plain_entropy(row) < math.log(4)
+
+
+def test_12_entropy_of_the_trained_rows(trained):
+    from attnlib.checks.trained_attention import attention_entropy
+    result, run = trained
+    tokens, _, maps = run("the cat sat on the mat")
+    H = np.array([[plain_entropy(row) for row in maps[l, h]] for l in range(2) for h in range(2)])  # (4, 6)
+    even = np.log(np.arange(1, 7))
+    assert np.allclose(attention_entropy(maps[0, 0]), H[0])  # the exercise's reference agrees
+    assert np.all(H <= even + 1e-12)
+    assert abs(H.mean() - 0.8) < 0.04 and abs(even.mean() - 1.1) < 0.01  # "from 1.1 nats on average to 0.8"
+    assert H[3, 1] < 0.1 and H[1, 5] > 0.95 * even[5] and np.all(H[:, 4] < even[4] - 0.3)
+    _, _, maps_lost = run("the cat on the log sat on the")
+    H_lost = [plain_entropy(row) for row in maps_lost[:, :, -1].reshape(4, -1)]
+    assert min(H_lost) > math.log(8) - 0.3  # the lost sentence: nearly even rows
+
+
+def test_12_untrained_rows_have_the_largest_entropy():
+    import attnlib as at
+    from attnlib.data import SentenceTask
+    task = SentenceTask(seq_len=24)
+    model = at.TinyLM(len(task.tokenizer), d_model=32, n_heads=2, n_layers=2, max_len=24, seed=0)
+    _, maps = plain_forward(model.params, task.tokenizer.encode(SENTENCE), 2, 2)
+    H = np.array([[plain_entropy(row) for row in maps[l, h]] for l in range(2) for h in range(2)])
+    assert np.abs(H - np.log(np.arange(1, 7))).max() < 0.001
