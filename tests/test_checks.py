@@ -69,7 +69,7 @@ def test_failure_names_the_mistake_and_hides_hints_and_solution():
     assert 'class="ra-check ra-fail"' in html
     assert 'class="ra-diagnosis" data-diagnosis="softmax-wrong-axis"' in html
     assert html.count("<details") == 3  # hint 1, hint 2, solution: each revealed on request
-    assert "<th>cat</th>" in html  # the grid is labelled by tokens
+    assert "<th>cat</th>" not in html and "<th>2</th>" in html  # random scores: the grid numbers the rows
     assert "class=\"ra-grid\"" in html and "✗" in html
 
 
@@ -561,3 +561,72 @@ def test_a_failure_points_at_the_earlier_functions_it_may_call():
     with pytest.raises(CheckFailed) as info:
         check("project", lambda x, W: W @ x)
     assert "calls your own" not in str(info.value)  # project builds on nothing
+
+
+# -- terminal reports, wording and labels ------------------------------------------
+
+def test_the_terminal_report_keeps_the_hints_behind_the_hint_command():
+    """python -m attnlib check, pytest and nbval print report.text(): the hints stay hidden there as in a notebook."""
+    err = fails("softmax", softmax_rows_over_columns)
+    hint1, hint2, formula = checks.hints("softmax")
+    nudge = checks.diagnoses.NUDGES["softmax-wrong-axis"]
+    for text in (err.report.text(), str(err)):
+        assert hint1 not in text and hint2 not in text and nudge not in text and formula not in text
+        assert "python -m attnlib hint 06 --level 1 (the idea), --level 2 (where to look), --level 3 (the answer)" \
+            in text
+    assert "python -m attnlib hint 15 --level 1" in fails("capstone", {"gelu": lambda X: np.maximum(X, 0.0)}) \
+        .report.text()
+
+
+def test_a_requirement_failure_reads_as_a_sentence():
+    def one_hot_ints(ids, vocab_size):
+        return np.eye(vocab_size, dtype=int)[np.asarray(ids)]
+
+    err = fails("one_hot", one_hot_ints)
+    assert err.diagnosis == "one-hot-not-float"
+    first = err.report.text().splitlines()[0]
+    assert first.startswith("✗ one_hot failed on the extra check after all ") and first.endswith(" probes passed")
+    assert "on probe the" not in err.report._repr_html_()
+    numbered = fails("softmax", softmax_rows_over_columns).report.text().splitlines()[0]
+    assert numbered.startswith("✗ softmax failed on probe 1 of ")
+
+
+def test_values_that_differ_in_several_outputs_are_said_once():
+    def attention_backward_doubled(Q, K, V, dO, causal=True, scale=True):
+        s = 1 / np.sqrt(Q.shape[1]) if scale else 1.0
+        S = Q @ K.T * s
+        if causal:
+            n_q, n_k = S.shape
+            S = np.where(np.arange(n_k)[None, :] > np.arange(n_k - n_q, n_k)[:, None], -np.inf, S)
+        A = softmax_ok(S)
+        dS = A * (dO @ V.T - (A * (dO @ V.T)).sum(axis=1, keepdims=True)) * s
+        return 2 * (dS @ K), 2 * (dS.T @ Q), 2 * (A.T @ dO)  # every gradient twice too large
+
+    text = fails("attention_backward", attention_backward_doubled).report.text()
+    assert text.count("differ from the expected ones") == 1, text
+    assert "some values of outputs 0, 1 and 2 differ from the expected ones (the grid shows output 0)" in text
+
+
+def _holds_floats(a):
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind == "f"
+    if isinstance(a, dict):
+        return any(_holds_floats(v) for v in a.values())
+    if isinstance(a, (list, tuple)):
+        return any(_holds_floats(v) for v in a)
+    return False
+
+
+def test_only_probes_of_a_sentence_label_their_rows_with_words():
+    """A grid of random numbers labelled "the cat sat on" would pretend they are those words' values."""
+    from attnlib.checks.probes import WORDS
+    worded = []
+    for ex in checks.EXERCISES.values():
+        for i, p in enumerate(ex.probes):
+            if any(w in WORDS for w in (p.rows or []) + (p.cols or [])):
+                worded.append(ex.name)
+                sentence = {"tokens", "ids"} & set(p.names)  # the probe passes a sentence's tokens
+                assert sentence or not _holds_floats((p.args, p.kwargs)), (ex.name, i, p.rows, p.cols)
+    assert {"causal_mask", "values", "embed", "most_attended"} <= set(worded)
+    page = fails("causal_mask", lambda n: np.triu(np.full((n, n), -1e9), k=1)).report._repr_html_()
+    assert "<th>cat</th>" in page  # a mask's rows are the sentence's positions

@@ -11,7 +11,7 @@ import numpy as np
 import attnlib as al
 from .mask_and_softmax import WEIGHTS_MISTAKES
 from .pieces import attention, mask, softmax, weights
-from .probes import WORDS, features, qk_probes, rand, tokens
+from .probes import features, qk_probes, rand
 from .properties import argument_mixups, causality, huge_scores, intermediates, scale_finding
 from .spec import Exercise, Probe
 
@@ -90,7 +90,7 @@ def _sa_probe(seed, d_model, d_head, d_v, d_out=None, **kw):
     n = 5
     args = (rand(seed, n, d_model), rand(seed + 1, d_model, d_head), rand(seed + 2, d_model, d_head),
             rand(seed + 3, d_model, d_v)) + ((rand(seed + 4, d_v, d_out),) if d_out else ())
-    return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo"), rows=tokens(n), cols=features(d_out or d_v, "o"))
+    return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo"), cols=features(d_out or d_v, "o"))
 
 
 EXERCISES = [
@@ -555,20 +555,19 @@ def _rescale_probe(seed):
     Q, K = rand(seed, 3, 2), rand(seed + 1, 8, 2)
     Q[:, 0], K[6] = np.abs(Q[:, 0]) + 1.0, [12.0, 0.0]
     return Probe((Q, K, rand(seed + 2, 8, 3), False, 2), names=("Q", "K", "V", "causal", "block"),
-                 rows=tokens(3), cols=features(3, "v"))
+                 cols=features(3, "v"))
 
 
 def _negative_probe(seed):
     """Every score far below zero (K points away from Q, scores near -1500): exp(score - 0) underflows to 0."""
     Q = 30.0 + rand(seed, 6, 3)
     return Probe((Q, -(30.0 + rand(seed + 1, 6, 3)), rand(seed + 2, 6, 2), True, 2), names=("Q", "K", "V", "causal",
-                 "block"), rows=tokens(6), cols=features(2, "v"))
+                 "block"), cols=features(2, "v"))
 
 
 def _tiled_probe(seed, n_q, n_k, d, d_v, block, causal=True, spread=1.0):
     args = (rand(seed, n_q, d, scale=spread), rand(seed + 1, n_k, d, scale=spread), rand(seed + 2, n_k, d_v))
-    labels = {"rows": tokens(n_q, n_k - n_q), "cols": features(d_v, "v")} if n_k <= len(WORDS) else {}
-    return Probe(args + (causal, block), names=("Q", "K", "V", "causal", "block"), **labels)
+    return Probe(args + (causal, block), names=("Q", "K", "V", "causal", "block"), cols=features(d_v, "v"))
 
 
 TILED_PROBES = [_tiled_probe(400, 5, 5, 3, 2, 2), _tiled_probe(410, 3, 7, 4, 3, 2),

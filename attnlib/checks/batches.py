@@ -2,7 +2,7 @@
 import numpy as np
 
 import attnlib as al
-from .probes import features, rand, tokens
+from .probes import features, rand
 from .properties import argument_mixups
 from .runner import close
 from .spec import Exercise, Probe
@@ -62,9 +62,9 @@ EXERCISES = [
     Exercise(
         name="project_rows",
         reference=al.project_rows,
-        probes=[Probe((rand(7, 5, 4), rand(8, 4, 3)), names=("X", "W"), rows=tokens(5), cols=features(3)),
-                Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), rows=tokens(3), cols=features(6)),
-                Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), rows=tokens(4), cols=features(4))],
+        probes=[Probe((rand(7, 5, 4), rand(8, 4, 3)), names=("X", "W"), cols=features(3)),
+                Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), cols=features(6)),
+                Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4))],
         mistakes=[("weights-transposed", x_times_w_transposed),
                   ("weights-transposed", w_times_x_transposed)],
         verified="X @ W for three batches, each row projected on its own",

@@ -4,7 +4,7 @@ from math import erf, sqrt
 import numpy as np
 
 import attnlib as al
-from .probes import features, rand, tokens
+from .probes import features, rand
 from .properties import causality, failing, intermediates, large_offset, precision, shift_invariance
 from .spec import Exercise, Probe
 
@@ -40,7 +40,7 @@ def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
     """Rows of the given spread around random row offsets, all moved by `shift` (a large one tests precision)."""
     X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1, scale=offset) + shift
     return Probe((X, rand(seed + 2, d) + 1.0, rand(seed + 3, d)), kw, names=("X", "g", "b"),
-                 rows=tokens(n), cols=features(d))
+                 cols=features(d))
 
 
 # gelu(X) ---------------------------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def _block_params(seed, d, d_ff):
 
 def _block_probe(seed, n, d, n_heads, **kw):
     return Probe((rand(seed, n, d), _block_params(seed + 1, d, 4 * d), n_heads), kw,
-                 names=("X", "p", "n_heads"), rows=tokens(n), cols=features(d))
+                 names=("X", "p", "n_heads"), cols=features(d))
 
 
 EXERCISES = [
@@ -148,7 +148,7 @@ EXERCISES = [
         name="gelu",
         reference=al.gelu,
         probes=[Probe((np.linspace(-4.0, 4.0, 9),), names=("X",), cols=[f"{v:g}" for v in np.linspace(-4, 4, 9)]),
-                Probe((rand(330, 4, 6, scale=2.0),), names=("X",), rows=tokens(4), cols=features(6))],
+                Probe((rand(330, 4, 6, scale=2.0),), names=("X",), cols=features(6))],
         mistakes=[("gelu-exact-erf", exact_erf),
                   ("gelu-sigmoid-approx", sigmoid_approximation),
                   ("gelu-missing-half", missing_half),

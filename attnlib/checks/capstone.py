@@ -196,8 +196,8 @@ def grade(ops, time_limit=None):
         return Report(NAME, "fail", diagnosis=diagnosis, probe="training with your ops",
                       problems=[outcome.error or outcome.kind], hints=hints, formula=FORMULA)
     found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds = outcome.value
-    setup = (f"TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) trained {STEPS} steps on the cat "
-             f"sentences (batch {BATCH}), then 6 tokens after {PROMPT!r}, greedy and sampled")
+    setup = (f"training TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) for {STEPS} steps on the cat "
+             f"sentences (batch {BATCH}), then generating {N_NEW} tokens after {PROMPT!r}, greedy and sampled")
     if not found and not name:
         each = "was" if len(unused) == 1 else "were each"
         alone = (f" Your {_and(unused)}, which the model did not call directly, {each} also tried alone in attnlib's "

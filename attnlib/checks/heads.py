@@ -4,7 +4,7 @@ import numpy as np
 import attnlib as al
 from .mask_and_softmax import mask_always_applied, mask_not_applied, scale_missing, softmax_wrong_axis
 from .pieces import weights
-from .probes import features, rand, tokens
+from .probes import features, rand
 from .properties import argument_mixups, causality, scale_finding
 from .spec import Exercise, Probe
 
@@ -152,7 +152,7 @@ SPLIT_HEADS = Exercise(
 def _mha_probe(seed, n, d_model, width, n_heads, **kw):
     args = (rand(seed, n, d_model), rand(seed + 1, d_model, width), rand(seed + 2, d_model, width),
             rand(seed + 3, d_model, width), rand(seed + 4, width, d_model), n_heads)
-    return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo", "n_heads"), rows=tokens(n), cols=features(d_model))
+    return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo", "n_heads"), cols=features(d_model))
 
 
 EXERCISES = [

@@ -2,7 +2,7 @@
 import numpy as np
 
 import attnlib as al
-from .probes import rand, tokens
+from .probes import rand
 from .properties import argument_mixups, intermediates
 from .spec import Exercise, Probe
 
@@ -45,17 +45,16 @@ def weights_read_transposed(X, Wq, Wk):
 
 def _xqk(seed, n, d_model, d, dtype=float):
     X, Wq, Wk = rand(seed, n, d_model), rand(seed + 1, d_model, d), rand(seed + 2, d_model, d)
-    return Probe((X.astype(dtype), Wq.astype(dtype), Wk.astype(dtype)), names=("X", "Wq", "Wk"),
-                 rows=tokens(n), cols=tokens(n))
+    return Probe((X.astype(dtype), Wq.astype(dtype), Wk.astype(dtype)), names=("X", "Wq", "Wk"))
 
 
 EXERCISES = [
     Exercise(
         name="similarity",
         reference=al.similarity,
-        probes=[Probe((rand(60, 3, 4), rand(61, 5, 4)), names=("Q", "K"), rows=tokens(3, 2), cols=tokens(5)),
-                Probe((rand(62, 6, 2), rand(63, 3, 2)), names=("Q", "K"), rows=tokens(6), cols=tokens(3)),
-                Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K"), rows=tokens(3), cols=tokens(3))],
+        probes=[Probe((rand(60, 3, 4), rand(61, 5, 4)), names=("Q", "K")),
+                Probe((rand(62, 6, 2), rand(63, 3, 2)), names=("Q", "K")),
+                Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K"))],
         mistakes=[("kq-instead-of-qk", kq_instead_of_qk),
                   ("k-not-transposed", k_not_transposed),
                   ("similarity-scaled", scaled_already)],

@@ -75,9 +75,9 @@ EXERCISES = [
     Exercise(
         name="causal_average",
         reference=al.causal_average,
-        probes=[Probe((rand(50, 5, 3),), names=("V",), rows=tokens(5), cols=features(3, "v")),
-                Probe((rand(51, 4, 7),), names=("V",), rows=tokens(4), cols=features(7, "v")),
-                Probe((rand(52, 6, 2),), names=("V",), rows=tokens(6), cols=features(2, "v")),
+        probes=[Probe((rand(50, 5, 3),), names=("V",), cols=features(3, "v")),
+                Probe((rand(51, 4, 7),), names=("V",), cols=features(7, "v")),
+                Probe((rand(52, 6, 2),), names=("V",), cols=features(2, "v")),
                 Probe((rand(53, 16, 3),), names=("V",), cols=features(3, "v"))],
         mistakes=[("average-over-all-rows", mean_of_all_rows),
                   ("weights-not-normalised", running_sum),

@@ -9,7 +9,7 @@ import numpy as np
 
 import attnlib as al
 from .pieces import allowed, softmax
-from .probes import features, rand, tokens
+from .probes import features, rand
 from .properties import _float, intermediates, large_offset, precision, shift_invariance
 from .runner import close
 from .spec import Exercise, Probe
@@ -60,9 +60,7 @@ def _sm_bwd_probe(seed, shape, masked=False, shift=0.0):
     S = rand(seed, *shape)
     if masked:
         S = S + al.causal_mask(shape[-1])
-    labelled = len(shape) == 2
-    return Probe((al.softmax(S), rand(seed + 1, *shape) + shift), names=("A", "dA"),
-                 rows=tokens(shape[-2]) if labelled else None, cols=tokens(shape[-1]) if labelled else None)
+    return Probe((al.softmax(S), rand(seed + 1, *shape) + shift), names=("A", "dA"))
 
 
 # cross_entropy(logits, targets) ----------------------------------------------------------------------------------
@@ -128,7 +126,7 @@ def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
     underflows to 0 when the logits are huge."""
     logits = rand(seed, n, vocab, scale=scale)
     targets = logits.argmin(axis=1) if targets is None else np.array(targets)
-    return Probe((logits.astype(dtype), targets), names=("logits", "targets"), rows=tokens(n),
+    return Probe((logits.astype(dtype), targets), names=("logits", "targets"),
                  cols=features(vocab, "w"))
 
 
@@ -248,7 +246,7 @@ def _ab_probe(seed, n_q, n_k, d, d_v, size=1.0, dtype=np.float64, **kw):
     args = (rand(seed, n_q, d, scale=size), rand(seed + 1, n_k, d, scale=size), rand(seed + 2, n_k, d_v),
             rand(seed + 3, n_q, d_v))
     return Probe(tuple(a.astype(dtype) for a in args), kw, names=("Q", "K", "V", "dO"),
-                 rows=tokens(n_q, max(n_k - n_q, 0)), cols=features(d))
+                 cols=features(d))
 
 
 # layer_norm_backward(X, g, dY, eps=1e-5) -------------------------------------------------------------------------
@@ -346,7 +344,7 @@ def _lnb_probe(seed, n, d, spread=1.0, offset=1.0, dtype=np.float64, **kw):
     """Rows of the given spread around random offsets, a gain around 1 and a random upstream gradient dY."""
     X = rand(seed, n, d, scale=spread) + rand(seed + 1, n, 1, scale=offset)
     args = (X, rand(seed + 2, d, scale=0.5) + 1.0, rand(seed + 3, n, d))
-    return Probe(tuple(a.astype(dtype) for a in args), kw, names=("X", "g", "dY"), rows=tokens(n), cols=features(d))
+    return Probe(tuple(a.astype(dtype) for a in args), kw, names=("X", "g", "dY"), cols=features(d))
 
 
 EXERCISES = [

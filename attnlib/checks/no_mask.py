@@ -119,7 +119,7 @@ PADDING_MASK = Exercise(
 def _cross_probe(seed, n_x, n_z, d_model, d_head, d_v, spread=1.0):
     args = (rand(seed, n_x, d_model, scale=spread), rand(seed + 1, n_z, d_model, scale=spread),
             rand(seed + 2, d_model, d_head), rand(seed + 3, d_model, d_head), rand(seed + 4, d_model, d_v))
-    return Probe(args, names=("X", "Z", "Wq", "Wk", "Wv"), rows=tokens(n_x), cols=features(d_v, "v"))
+    return Probe(args, names=("X", "Z", "Wq", "Wk", "Wv"), cols=features(d_v, "v"))
 
 
 EXERCISES = [

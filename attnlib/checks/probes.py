@@ -11,7 +11,9 @@ def rand(seed, *shape, scale=1.0):
 
 
 def tokens(n, offset=0):
-    """Row labels: n words of the running example, starting at `offset`."""
+    """Labels: n words of the running example, starting at `offset`. Only for probes whose rows stand for a sentence's
+    tokens (its ids, its words, or its positions 0..n-1); a probe of random numbers leaves its rows unlabelled, and the
+    grid numbers them."""
     return WORDS[offset:offset + n]
 
 
@@ -23,12 +25,9 @@ def features(d, prefix="d"):
 def qk_probes(seed):
     """Probes for (Q, K, causal, scale): n_q < n_k != d, a square one, causal=False, scale=False, huge scores."""
     return [
-        Probe((rand(seed, 3, 4), rand(seed + 1, 5, 4)), names=("Q", "K"), rows=tokens(3, 2), cols=tokens(5)),
-        Probe((rand(seed + 2, 4, 4), rand(seed + 3, 4, 4)), names=("Q", "K"), rows=tokens(4), cols=tokens(4)),
-        Probe((rand(seed + 4, 5, 2), rand(seed + 5, 3, 2)), {"causal": False}, names=("Q", "K"),
-              rows=tokens(5), cols=tokens(3)),
-        Probe((rand(seed + 6, 3, 4), rand(seed + 7, 5, 4)), {"scale": False}, names=("Q", "K"),
-              rows=tokens(3, 2), cols=tokens(5)),
-        Probe((rand(seed + 8, 3, 4, scale=60.0), rand(seed + 9, 5, 4, scale=60.0)), names=("Q", "K"),
-              rows=tokens(3, 2), cols=tokens(5)),
+        Probe((rand(seed, 3, 4), rand(seed + 1, 5, 4)), names=("Q", "K")),
+        Probe((rand(seed + 2, 4, 4), rand(seed + 3, 4, 4)), names=("Q", "K")),
+        Probe((rand(seed + 4, 5, 2), rand(seed + 5, 3, 2)), {"causal": False}, names=("Q", "K")),
+        Probe((rand(seed + 6, 3, 4), rand(seed + 7, 5, 4)), {"scale": False}, names=("Q", "K")),
+        Probe((rand(seed + 8, 3, 4, scale=60.0), rand(seed + 9, 5, 4, scale=60.0)), names=("Q", "K")),
     ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..course import lesson
 from .diagnoses import explain, nudge
 from .runner import ATOL, RTOL, close, is_number_array, words
 
@@ -47,19 +48,27 @@ class Report:
         return nudge(self.diagnosis) or self.hints[1]
 
     # -- plain text ---------------------------------------------------------
+    def where(self):
+        """Where the check failed, to follow "failed": "on probe 3 of 10: ...", "on the extra check ...", or ""."""
+        if not self.probe or self.probe == "(none)":
+            return ""
+        return f"on probe {self.probe}" if self.probe[:1].isdigit() else f"on {self.probe}"
+
     def text(self):
+        """The report for a terminal (python -m attnlib check, pytest, nbval). The hints stay hidden there too: it
+        says which command reveals them, one level at a time, as the notebook's reveals do."""
         if self.status == "pass":
             return f"✓ {self.name} passed: {self.summary}"
         if self.status == "not-attempted":
             return f"… {self.name}: not attempted yet. {self.todo}, then run this check again."
-        lines = [f"✗ {self.name} failed on probe {self.probe}"]
+        lines = [f"✗ {self.name} failed {self.where()}".rstrip()]
         if self.diagnosis:
             lines.append(f"  diagnosis {self.diagnosis}: {explain(self.diagnosis)}")
         lines += [f"  - {p}" for p in self.problems]
-        if self.hints[0]:
-            lines.append(f"  hint: {self.hints[0]}")
-        if self.hint2:
-            lines.append(f"  look at: {self.hint2}")
+        if self.hints[0] or self.hint2:
+            hint = f"python -m attnlib hint {_number(self.name)}"
+            lines.append(f"  hints, hidden until you ask: {hint} --level 1 (the idea), --level 2 (where to look), "
+                         "--level 3 (the answer)")
         return "\n".join(lines)
 
     def __repr__(self):
@@ -77,7 +86,10 @@ class Report:
                                                   "<code>raise NotImplementedError</code>")
             return head + (f'<b style="color:#616161">… {self.name}: not attempted yet</b>. {todo}, '
                            'then run this cell again.</div>')
-        parts = [head, f'<b style="color:{c}">✗ {self.name} failed</b> on probe <code>{html.escape(self.probe)}</code>']
+        where = html.escape(self.where())
+        if where.startswith("on probe "):  # a probe is a call: shown as code
+            where = f"on probe <code>{html.escape(self.probe)}</code>"
+        parts = [head, f'<b style="color:{c}">✗ {self.name} failed</b> {where}'.rstrip()]
         if self.diagnosis:
             parts.append(f'<div class="ra-diagnosis" data-diagnosis="{self.diagnosis}"><b>Diagnosis '
                          f'<code>{self.diagnosis}</code></b>: {html.escape(explain(self.diagnosis))}</div>')
@@ -137,6 +149,9 @@ class Report:
 # ----------------------------------------------------------------------------
 # problems: plain-text findings for the failing probe, most useful first
 
+VALUES_DIFFER = "some values differ from the expected ones (see the grid)"
+
+
 def problems(o, e, detail=None):
     """Findings for one probe's Outcome `o` against the expected value `e`: the property finding `detail`
     first, then errors, changed inputs, type, shape, dtype and NaN/inf, then printed lines and warnings."""
@@ -165,7 +180,19 @@ def _value_problems(got, e):
     if isinstance(e, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(e):
             return [f"expected a tuple of {len(e)} arrays, got {_kind(got)}"]
-        return [p for g, x in zip(got, e) for p in _value_problems(g, x)]
+        found, differ = [], []  # each finding once; the outputs whose values merely differ, named together
+        for j, (g, x) in enumerate(zip(got, e)):
+            for p in _value_problems(g, x):
+                if p == VALUES_DIFFER:
+                    differ.append(j)
+                elif p not in found:
+                    found.append(p)
+        if len(differ) > 1:
+            found.append(f"some values of outputs {', '.join(map(str, differ[:-1]))} and {differ[-1]} differ from the "
+                         f"expected ones (the grid shows output {differ[0]})")
+        elif differ:
+            found.append(VALUES_DIFFER)
+        return found
     if isinstance(e, list):
         return _word_problems(got, e)
     if isinstance(e, (int, np.integer)):
@@ -195,7 +222,7 @@ def _value_problems(got, e):
         found.append(f"{int(bad.sum())} NaN/inf entries in your result where the expected values differ, "
                      f"first at {', '.join(map(str, where))}")
     if not found:
-        found.append("some values differ from the expected ones (see the grid)")
+        found.append(VALUES_DIFFER)
     return found
 
 
@@ -209,6 +236,14 @@ def _word_problems(got, e):
     wrong = [i for i, (w, x) in enumerate(zip(said, e)) if w != x]
     first = ", ".join(f"row {i}: got {said[i]!r}, expected {e[i]!r}" for i in wrong[:3])
     return [f"{len(wrong)} of {len(e)} words wrong; {first}"]
+
+
+def _number(name):
+    """The number of the lesson that owns an exercise ("06"), for the hint command; NN when none does."""
+    try:
+        return lesson(name).number
+    except ValueError:
+        return "NN"
 
 
 def _kind(x):
