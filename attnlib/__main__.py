@@ -12,16 +12,24 @@
 --root points at the course folder (default: the checkout attnlib was installed from,
 or the current folder). Your files are never overwritten without a backup in
 workspace/.backups/.
+
+`status` runs only the exercise notebooks you changed, each in a fresh kernel (two at a
+time on a machine with two cores or more), and says so on stderr, one line per notebook;
+a copy that still holds the course's code is "not attempted" without running, and the
+results of a notebook that has not changed since its last run come from the cache.
 """
 import argparse
+import os
 import pathlib
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from . import workspace
-from .checks import hints
-from .checks import notebooks as nbs
-from .checks.diagnoses import explain, nudge
 from .course import LESSONS, lesson
+
+# Notebooks graded at once, each in a kernel of its own: two keep two cores busy while this process waits.
+WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def course_root(given=None):
@@ -62,18 +70,87 @@ def _report_sync(copies, args):
     return outdated
 
 
+def run_notebook(path):
+    """The check outcomes of one run of the notebook in a fresh kernel (checks.notebooks). A notebook that cannot
+    run at all (a top-level cell that never ends, a broken file) gives a failed row per check, never an error."""
+    from .checks import notebooks as nbs  # nbformat and nbclient take seconds to import: only when a kernel runs
+    try:
+        return nbs.outcomes(nbs.run(path))
+    except Exception as exc:  # noqa: BLE001 - whatever stops the run is reported in the table
+        why = "timeout" if "Timeout" in type(exc).__name__ else "raised-error"
+        text = f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:300]}"
+        names = lesson(pathlib.Path(path).stem).exercises or ("(notebook)",)
+        return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names]
+
+
+def _summary(results):
+    passed = sum(r["status"] == "passed" for r in results)
+    failed = sum(r["status"] == "failed" for r in results)
+    return f"{passed}/{len(results)} passed" + (f", {failed} failed" if failed else "")
+
+
+def grade(root, stems, use_cache=True, fresh=False, log=None):
+    """{stem: [{name, status, diagnosis, text}]} for the learner's exercise notebooks `stems` (those that exist).
+
+    An untouched copy (workspace.untouched) is "not attempted" without a kernel, unless `fresh`; a copy whose
+    grade_key is in the cache is not run again when `use_cache`; every other one runs in a fresh kernel,
+    WORKERS at a time, with one line on `log` per notebook graded. Fresh results go to the cache.
+    """
+    log = sys.stderr if log is None else log
+    results, todo = {}, []
+    grades = workspace.load_grades()  # read even when not used: saving keeps the other notebooks' results
+    for stem in stems:
+        path = workspace.copy_path(root, "exercises", stem)
+        if not path.exists():
+            continue
+        if not fresh and workspace.untouched(root, stem):
+            results[stem] = workspace.not_attempted(stem)
+            continue
+        key = workspace.grade_key(path)
+        cached = workspace.cached_grades(grades, path, key) if use_cache else None
+        if cached is not None:
+            results[stem] = cached
+        else:
+            todo.append((stem, path, key))
+    if not todo:
+        return results
+    workers = min(WORKERS, len(todo))
+    print(f"grading {len(todo)} exercise notebook(s) in fresh kernels" + (f", {workers} at a time" if workers > 1
+          else "") + ":", file=log, flush=True)
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        running = {pool.submit(_timed, run_notebook, path): (stem, path, key) for stem, path, key in todo}
+        try:
+            for done, future in enumerate(as_completed(running), 1):
+                (stem, path, key), (outcomes, seconds) = running[future], future.result()
+                results[stem] = outcomes
+                workspace.save_grades(grades, path, key, outcomes)
+                print(f"  [{done}/{len(todo)}] {workspace.FOLDER}/exercises/{stem}.ipynb: {_summary(outcomes)} "
+                      f"({seconds:.1f} s)", file=log, flush=True)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            print("interrupted: waiting for the kernels already running to finish", file=log, flush=True)
+            raise
+    if len(todo) > 1:
+        print(f"graded in {time.monotonic() - started:.1f} s\n", file=log, flush=True)
+    return {stem: results[stem] for stem in stems if stem in results}
+
+
+def _timed(fn, *args):
+    start = time.monotonic()
+    return fn(*args), time.monotonic() - start
+
+
 def cmd_status(args):
     root = course_root(args.root)
     _report_sync(workspace.sync(root), args)
     counts = {"passed": 0, "failed": 0, "not attempted": 0}
+    graded = grade(root, [les.stem for les in LESSONS if les.exercises], use_cache=not args.no_cache)
     print(f"{'notebook':32} {'exercise':24} {'status':14} diagnosis")
-    for les in LESSONS:
-        path = workspace.copy_path(root, "exercises", les.stem)
-        if not les.exercises or not path.exists():
-            continue
-        for r in nbs.graded(path, use_cache=not args.no_cache):
+    for stem, results in graded.items():
+        for r in results:
             counts[r["status"]] += 1
-            print(f"{les.stem:32} {r['name']:24} {r['status']:14} {r['diagnosis'] or ''}".rstrip())
+            print(f"{stem:32} {r['name']:24} {r['status']:14} {r['diagnosis'] or ''}".rstrip())
     total = sum(counts.values())
     print(f"\n{counts['passed']}/{total} passed, {counts['failed']} failed, {counts['not attempted']} not attempted")
     return 1 if args.strict and counts["passed"] < total else 0
@@ -84,7 +161,7 @@ def cmd_check(args):
     les = _lesson(args.notebook)
     _report_sync(workspace.sync(root), args)
     path = workspace.exercise_copy(root, les.stem)
-    results = nbs.graded(path, use_cache=False)
+    results = grade(root, [les.stem], use_cache=False, fresh=True).get(les.stem, [])
     print(f"{workspace.FOLDER}/exercises/{path.name}: ran in a fresh kernel\n")
     for r in results:
         print(r["text"] if r["status"] != "failed" or r["text"].startswith("✗") else f"✗ {r['name']}: {r['text']}")
@@ -94,15 +171,15 @@ def cmd_check(args):
 
 def cmd_hint(args):
     """Hint 1 is the concept; hint 2 depends on the mistake found in your copy; hint 3 is the answer."""
+    from .checks import hints
+    from .checks.diagnoses import explain, nudge
     les = _lesson(args.notebook)
     if not les.exercises:
         raise SystemExit(f"lesson {les.stem} has no exercises")
     found = {}
     if args.level >= 2:
         root = course_root(args.root)
-        path = workspace.exercise_copy(root, les.stem)
-        if path.exists():
-            found = {r["name"]: r for r in nbs.graded(path)}
+        found = {r["name"]: r for r in grade(root, [les.stem]).get(les.stem, [])}
     for name in les.exercises:
         h1, h2, h3 = hints(name)
         print(f"{name}\n  hint 1: {h1}")
@@ -165,7 +242,8 @@ def main(argv=None):
     parser.add_argument("--root", help="course folder holding notebooks/ and exercises/")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("status", help="progress table over workspace/exercises/")
-    p.add_argument("--no-cache", action="store_true", help="re-run every notebook")
+    p.add_argument("--no-cache", action="store_true",
+                   help="run again every notebook you changed, even if it has not changed since its last run")
     p.add_argument("--strict", action="store_true", help="exit with 1 unless every exercise passed (for graders)")
     p.set_defaults(func=cmd_status)
     for name, func, text in (("check", cmd_check, "grade one exercise notebook in a fresh kernel"),

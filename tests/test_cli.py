@@ -1,5 +1,6 @@
 """python -m attnlib on a temporary copy of the course: status, check, hint, reset and update (with backups)."""
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,10 @@ def solve(root, stem, body):
     return path
 
 def test_status_reports_passed_failed_with_diagnosis_and_not_attempted(course, tmp_path):
+    cache = tmp_path / "cache" / "attnlib"
+    cache.mkdir(parents=True)
+    for name in ("status.json", "grades.json"):  # valid JSON of the wrong shape, in status's cache and the old one
+        (cache / name).write_text("[]")
     result = cli("status", root=course, env_home=tmp_path)
     assert result.returncode == 0, result.stderr
     lines = {ln.split()[1]: ln.split()[2:] for ln in result.stdout.splitlines()[1:] if ln[:2].isdigit()}
@@ -54,8 +59,11 @@ def test_status_reports_passed_failed_with_diagnosis_and_not_attempted(course, t
     assert lines["similarity"] == ["not", "attempted"]
     assert lines["compose"] == ["passed"] and lines["matmul_cost"][0] == "failed"  # 02 holds the same wrong body
     assert "2/6 passed, 2 failed, 2 not attempted" in result.stdout
-    again = cli("status", root=course, env_home=tmp_path)  # from the cache, same answer
-    assert again.stdout == result.stdout
+    # one line on stderr per notebook run in a kernel; 05 is untouched and needs none
+    ran = re.findall(r"^  \[\d/2\] workspace/exercises/(\w+)\.ipynb: ", result.stderr, flags=re.M)
+    assert sorted(ran) == ["01_projection", "02_batches"], result.stderr
+    again = cli("status", root=course, env_home=tmp_path)  # from the cache, same answer, no kernel
+    assert again.stdout == result.stdout and again.stderr == ""
 
 
 def test_check_runs_one_notebook_in_a_fresh_kernel(course, tmp_path):
@@ -64,6 +72,18 @@ def test_check_runs_one_notebook_in_a_fresh_kernel(course, tmp_path):
     bad = cli("check", "2", root=course, env_home=tmp_path)
     assert bad.returncode == 1
     assert "✗ project_rows failed" in bad.stdout and "output-transposed" in bad.stdout
+
+
+def test_check_keeps_the_hints_hidden_behind_their_levels(course, tmp_path):
+    """As in the notebook, where each hint is a reveal: check names the command that shows them, level by level."""
+    from attnlib.checks import hints
+    bad = cli("check", "02", root=course, env_home=tmp_path)
+    assert "python -m attnlib hint 02 --level 1 (the idea), --level 2 (where to look), --level 3 (the answer)" \
+        in bad.stdout
+    for name in ("project_rows", "matmul_cost"):
+        h1, h2, h3 = hints(name)
+        assert h1 not in bad.stdout and h2 not in bad.stdout and h3 not in bad.stdout
+    assert nudge("output-transposed") not in bad.stdout
 
 
 def test_hint_levels(course, tmp_path):
