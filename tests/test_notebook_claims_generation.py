@@ -1,0 +1,64 @@
+"""Notebook 14 (generation and the KV cache): its claims about memory, shared K/V heads and the lesson after it.
+
+Memory is measured with tracemalloc against an attention written out here in plain numpy; the shared-head claim is
+recomputed in plain numpy too.
+"""
+import math
+import tracemalloc
+
+import numpy as np
+
+from helpers import ROOT, softmax_rows
+
+
+def plain_attention(Q, K, V):
+    """Unmasked softmax(Q K^T / sqrt(d)) V, building the whole n x n score matrix."""
+    return softmax_rows(Q @ K.T / math.sqrt(Q.shape[1])) @ V
+
+
+def peak_mib(fn):
+    tracemalloc.start()
+    out = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak / 2 ** 20
+
+
+def test_14_a_32k_score_matrix_is_a_billion_numbers_and_4_gib_in_float32():
+    assert 32768 ** 2 == 2 ** 30 and 32768 ** 2 * np.dtype(np.float32).itemsize == 4 * 2 ** 30
+
+
+def test_14_tiled_attention_grows_in_step_with_n_and_plain_attention_with_n_squared():
+    import attnlib as at
+    peaks = {}
+    for n in (1024, 2048):
+        Q, K, V = np.random.default_rng(40).normal(size=(3, n, 64))
+        O_plain, peaks["plain", n] = peak_mib(lambda Q=Q, K=K, V=V: plain_attention(Q, K, V))
+        O_tiled, peaks["tiled", n] = peak_mib(lambda Q=Q, K=K, V=V: at.tiled_attention(Q, K, V, False, block=128))
+        _, peaks["masked", n] = peak_mib(lambda Q=Q, K=K, V=V: at.attention(Q, K, V))
+        assert np.allclose(O_plain, O_tiled)
+        assert peaks["plain", n] > n * n * 8 / 2 ** 20  # the plain version holds the n x n scores
+    assert peaks["tiled", 1024] < peaks["plain", 1024] / 4 and peaks["masked", 1024] < peaks["plain", 1024] / 2
+    assert peaks["plain", 2048] > 3 * peaks["plain", 1024]
+    assert peaks["tiled", 2048] < 2.2 * peaks["tiled", 1024] and peaks["masked", 2048] < 2.2 * peaks["masked", 1024]
+
+
+def test_14_query_heads_sharing_a_kv_head_still_give_different_outputs():
+    rng = np.random.default_rng(41)
+    Q = rng.normal(size=(4, 6, 8))
+    K, V = rng.normal(size=(2, 2, 6, 8))
+    S_mask = np.triu(np.full((6, 6), -np.inf), k=1)
+    O = [softmax_rows(Q[h] @ K[h // 2].T / math.sqrt(8) + S_mask) @ V[h // 2] for h in range(4)]
+    assert not np.allclose(O[0], O[1]) and not np.allclose(O[2], O[3])
+    mha = [softmax_rows(Q[h] @ np.repeat(K, 2, axis=0)[h].T / math.sqrt(8) + S_mask) @ np.repeat(V, 2, axis=0)[h]
+           for h in range(4)]  # each K/V head repeated for its group: ordinary multi-head attention
+    assert np.allclose(np.array(O), np.array(mha))
+
+
+def test_14_is_followed_by_lesson_15():
+    import nbformat
+    from attnlib.course import STEMS
+    assert STEMS.index("15_your_own_model") == STEMS.index("14_generation_and_kv_cache") + 1
+    nb = nbformat.read(ROOT / "notebooks" / "14_generation_and_kv_cache.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "(15_your_own_model.ipynb)" in nb.cells[-1].source and "last notebook" not in text
