@@ -193,14 +193,27 @@ def cmd_hint(args):
             else:
                 print(f"  hint 2: {h2}")
                 if args.level == 2:
-                    print(f"          (no mistake named in your copy yet: {result.get('status', 'not graded')}; "
-                          f"run {_command(args, 'check', les.number)} for a nudge aimed at your code)")
+                    print(f"          ({_no_nudge(result, les.number)})")
         if args.level == 3:
             print(f"  hint 3, the formula (this is the answer): {h3}")
         print()
     if args.level < 3:
         print(f"More: {_command(args, 'hint', les.number, '--level', str(args.level + 1))}")
     return 0
+
+
+def _no_nudge(result, number):
+    """Why hint 2 is the exercise's general one: what the grading of the learner's copy found, and what to do."""
+    status, diagnosis = result.get("status"), result.get("diagnosis")
+    if status == "not attempted":
+        return ("your copy is not attempted yet, so this is the exercise's general hint; once you have written "
+                "your code, this level points at the mistake its check names")
+    if status == "failed":
+        found = f"the check only says {diagnosis}" if diagnosis else "some values differ from the expected ones"
+        return (f"your copy fails this check, but no specific mistake was named ({found}), so this is the "
+                "exercise's general hint; read the problems listed in the check cell's report, and compare "
+                "your values with the expected ones, which level 3 shows with the formula")
+    return f"your copy of lesson {number}'s exercises could not be graded, so this is the exercise's general hint"
 
 
 def cmd_reset(args):

@@ -92,10 +92,20 @@ def test_hint_levels(course, tmp_path):
     one = cli("hint", "05", root=course, env_home=tmp_path)
     assert one.returncode == 0 and h1 in one.stdout and h2 not in one.stdout and h3 not in one.stdout
     two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
-    assert "no mistake named in your copy yet: not attempted" in two.stdout
+    assert "your copy is not attempted yet, so this is the exercise's general hint" in two.stdout
     assert h2 in two.stdout and h3 not in two.stdout  # the nudge, never the answer
+    assert "attnlib check" not in two.stdout  # it graded the copy itself: running check would name nothing more
     three = cli("hint", "05", "--level", "3", root=course, env_home=tmp_path)
     assert f"hint 3, the formula (this is the answer): {h3}" in three.stdout
+
+
+def test_hint_2_says_so_when_no_specific_mistake_was_named(course, tmp_path):
+    from attnlib.checks import hints
+    solve(course, "05_learned_mixing", "    return np.zeros((len(Q), len(K)))  # a learner's placeholder")
+    two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
+    assert "your copy fails this check, but no specific mistake was named" in two.stdout, two.stdout
+    assert "compare your values with the expected ones, which level 3 shows" in two.stdout
+    assert hints("similarity")[1] in two.stdout and "attnlib check" not in two.stdout
 
 
 def test_hint_2_is_the_nudge_for_the_mistake_in_your_copy(course, tmp_path):
