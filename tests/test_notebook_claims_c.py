@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from helpers import need, softmax_rows
+from helpers import need, numeric_grad, softmax_rows
 
 
 def plain_attention(X, Wq, Wk, Wv, causal):
@@ -75,6 +75,97 @@ def test_11_the_copy_pointer_needs_the_position_vectors():
     assert accuracy() >= 0.99
     model.params["pos_emb"][:] = 0.0
     assert accuracy() < 0.25
+
+
+def test_11_softmax_jacobian_is_diag_a_minus_a_a_transpose():
+    """The quotient-rule result, d a_i / d s_j = a_i (delta_ij - a_j), against central differences."""
+    rng = np.random.default_rng(13)
+    for s in (rng.standard_normal(3), 4 * rng.standard_normal(7)):
+        a = softmax_rows(s)
+        J = np.diag(a) - np.outer(a, a)
+        J_numeric = np.stack([numeric_grad(lambda s=s, i=i: softmax_rows(s)[i], s) for i in range(len(s))])
+        assert np.allclose(J, J_numeric, atol=1e-8)
+        assert np.allclose(J.sum(axis=0), 0)  # each row of dS sums to zero
+        g = rng.standard_normal(len(s))  # an upstream gradient dA
+        assert np.allclose(g @ J, a * (g - g @ a))  # dS = A * (dA - rowsum(dA * A)), one row
+
+
+def test_11_layer_norm_jacobian_and_backward_by_the_chain_rule():
+    """The Jacobian through the mean and the variance, and the dx, dg formulas, against central differences."""
+    rng = np.random.default_rng(14)
+    x, g, dy = rng.standard_normal(6) * 2 + 1, rng.standard_normal(6) + 1, rng.standard_normal(6)
+
+    def layer_norm(v, gain):
+        return (v - v.mean()) / math.sqrt(v.var() + 1e-5) * gain
+
+    r = 1 / math.sqrt(x.var() + 1e-5)
+    x_hat = (x - x.mean()) * r
+    J = r / 6 * (6 * np.eye(6) - 1 - np.outer(x_hat, x_hat))
+    J_numeric = np.stack([numeric_grad(lambda i=i: layer_norm(x, np.ones(6))[i], x) for i in range(6)])
+    assert np.allclose(J, J_numeric, atol=1e-8) and np.allclose(J, J.T)
+    g_hat = g * dy
+    dx = r * (g_hat - g_hat.mean() - x_hat * np.mean(g_hat * x_hat))
+    assert np.allclose(dx, numeric_grad(lambda: np.sum(dy * layer_norm(x, g)), x), atol=1e-8)
+    assert np.allclose(dy * x_hat, numeric_grad(lambda: np.sum(dy * layer_norm(x, g)), g), atol=1e-8)
+    assert abs(dx.sum()) < 1e-12  # shifting a row does not change its layer norm
+
+
+def torch_tiny_lm(torch, P, tokens, post_ln, n_heads=2, n_layers=2):
+    """TinyLM's logits in PyTorch, pre-LN (as attnlib) or post-LN (the norm after each residual add)."""
+    F = torch.nn.functional
+    B, T = tokens.shape
+    X = P["tok_emb"][tokens] + P["pos_emb"][:T]
+    d = X.shape[-1]
+    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    for i in range(n_layers):
+        p = {k: P[f"blocks.{i}.{k}"] for k in ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "W1", "b1",
+                                                "W2", "b2")}
+        ln1 = lambda Z, p=p: F.layer_norm(Z, (d,), p["ln1_g"], p["ln1_b"], eps=1e-5)
+        ln2 = lambda Z, p=p: F.layer_norm(Z, (d,), p["ln2_g"], p["ln2_b"], eps=1e-5)
+        H = X if post_ln else ln1(X)
+        Q, K, V = [(H @ p[w]).view(B, T, n_heads, d // n_heads).transpose(1, 2) for w in ("Wq", "Wk", "Wv")]
+        S = (Q @ K.transpose(-1, -2) / math.sqrt(d // n_heads)).masked_fill(future, float("-inf"))
+        X = X + (torch.softmax(S, dim=-1) @ V).transpose(1, 2).reshape(B, T, d) @ p["Wo"]
+        X = ln1(X) if post_ln else X
+        U = F.gelu((X if post_ln else ln2(X)) @ p["W1"] + p["b1"], approximate="tanh") @ p["W2"] + p["b2"]
+        X = ln2(X + U) if post_ln else X + U
+    return F.layer_norm(X, (d,), P["ln_f_g"], P["ln_f_b"], eps=1e-5) @ P["W_out"]
+
+
+def test_11_post_ln_stays_on_the_plateau_where_pre_ln_learns_the_copy_torch():
+    """Notebook 11's run on another seed, with PyTorch's autograd and Adam as the engine instead of attnlib's."""
+    torch = need("torch", "PyTorch autograd and Adam are the independent engine for the post-LN training run")
+    from attnlib.data import CopyTask
+    from attnlib.model import TinyLM
+    from attnlib.train import lr_at
+    task, seed, steps = CopyTask(span=8), 1, 120
+
+    def train(post_ln, emb_scale=1.0):
+        init = TinyLM(len(task.tokenizer), 32, 2, 2, max_len=task.seq_len, seed=seed).params  # GPT-2's init
+        P = {k: torch.tensor(v * (emb_scale if k.endswith("_emb") else 1.0), requires_grad=True)
+             for k, v in init.items()}
+        optimizer, rng, losses = torch.optim.Adam(list(P.values()), lr=1e-2), np.random.default_rng(seed), []
+        for step in range(steps):
+            tokens, targets, mask = task.batch(32, rng)
+            logits = torch_tiny_lm(torch, P, torch.tensor(tokens), post_ln)
+            scored = torch.tensor(np.where(mask, targets, -1)).reshape(-1)  # -1: not scored
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), scored, ignore_index=-1)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(list(P.values()), 1.0)
+            optimizer.param_groups[0]["lr"] = lr_at(step, steps, 1e-2, 20)
+            optimizer.step()
+            losses.append(loss.item())
+        return losses
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small matrices: one thread is faster, and busy cores do not slow it down
+    try:
+        pre, post, post_50 = train(False), train(True), train(True, emb_scale=50.0)
+    finally:
+        torch.set_num_threads(threads)
+    assert np.mean(pre[-10:]) < 0.1 and np.mean(post_50[-10:]) < 0.1
+    assert min(post) > 2.2  # a uniform guess over the 12 words costs ln 12 = 2.48
 
 
 # ---------------------------------------------------------------------------
