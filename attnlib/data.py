@@ -79,7 +79,7 @@ def essay_example(sentence=ESSAY_SENTENCE, d_model=6, d_head=6, seed=0):
 Batch = namedtuple("Batch", ["tokens", "targets", "mask"])
 
 # Every animal has its own place, so "the cat ... on the" can only end in "mat":
-# the noun decides a word four or five tokens later (agreement across words).
+# the noun decides the word four tokens later (agreement across words).
 PLACES = {"cat": "mat", "dog": "rug", "bird": "branch", "frog": "log"}
 ADJECTIVES = ("big", "small", "black", "old")
 VERBS = ("sat", "slept", "stood", "waited")
