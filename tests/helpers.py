@@ -11,7 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # the first code cell of every narrative notebook
 SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
-               "np.set_printoptions(precision=2, suppress=True)"]
+               'np.set_printoptions(formatter={"float": viz.number})  # 2 decimals, rounded as the tables round']
 
 
 def need(module, why=""):
