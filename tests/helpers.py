@@ -75,3 +75,38 @@ def numeric_grad(f, M, h=1e-6):
 def rel_error(a, b):
     """|a - b| / (|a| + |b|) in the Frobenius norm: 0 for equal arrays, 1 for opposite ones."""
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(a) + np.linalg.norm(b), 1e-300))
+
+
+def plain_norm(X, g, b):
+    """Row-wise layer norm with the biased variance and eps 1e-5, in plain numpy."""
+    mu = X.mean(axis=-1, keepdims=True)
+    return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
+
+
+def plain_forward(p, ids, n_layers, n_heads, causal=True):
+    """A TinyLM forward pass on one sequence, written out in plain numpy from the block's equations (no attnlib):
+    an independent reading of a trained model. Returns logits (n, vocab) and maps (n_layers, n_heads, n, n)."""
+    norm = plain_norm
+
+    def gelu(X):
+        return 0.5 * X * (1 + np.tanh(np.sqrt(2 / np.pi) * (X + 0.044715 * X ** 3)))
+
+    n = len(ids)
+    X = p["tok_emb"][ids] + p["pos_emb"][:n]  # (n, d_model)
+    maps = []
+    for i in range(n_layers):
+        b = {key.split(".")[-1]: value for key, value in p.items() if key.startswith(f"blocks.{i}.")}
+        H = norm(X, b["ln1_g"], b["ln1_b"])
+        d = H.shape[1] // n_heads
+        outs, layer = [], []
+        for h in range(n_heads):
+            cols = slice(h * d, (h + 1) * d)
+            S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / np.sqrt(d)  # (n, n)
+            if causal:
+                S[np.triu_indices(n, k=1)] = -np.inf
+            layer.append(softmax_rows(S))
+            outs.append(layer[-1] @ (H @ b["Wv"][:, cols]))  # (n, d_head)
+        X = X + np.concatenate(outs, axis=1) @ b["Wo"]
+        X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
+        maps.append(layer)
+    return norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"], np.array(maps)

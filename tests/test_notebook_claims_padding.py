@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import softmax_rows
+from helpers import plain_forward, softmax_rows
 
 
 def plain_attention(Q, K, V, mask=None):
@@ -64,35 +64,6 @@ def test_13_blank_task_pads_seven_word_sentences_with_one_more_full_stop():
         assert (words[6] == ".") == (not has_adjective)  # 7 words and one filler ".", or 8 words
 
 
-def plain_forward(p, ids, n_layers, n_heads, is_causal):
-    """TinyLM's forward pass on one sequence, with or without the causal mask: logits and maps."""
-    def norm(X, g, b):
-        mu = X.mean(axis=-1, keepdims=True)
-        return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
-
-    def gelu(X):
-        return 0.5 * X * (1 + np.tanh(math.sqrt(2 / math.pi) * (X + 0.044715 * X ** 3)))
-
-    n = len(ids)
-    X = p["tok_emb"][ids] + p["pos_emb"][:n]
-    maps = []
-    for i in range(n_layers):
-        b = {key.split(".")[-1]: value for key, value in p.items() if key.startswith(f"blocks.{i}.")}
-        H = norm(X, b["ln1_g"], b["ln1_b"])
-        d = H.shape[1] // n_heads
-        outs, layer = [], []
-        for h in range(n_heads):
-            cols = slice(h * d, (h + 1) * d)
-            O, A = plain_attention(H @ b["Wq"][:, cols], H @ b["Wk"][:, cols], H @ b["Wv"][:, cols],
-                                   causal(n) if is_causal else None)
-            outs.append(O)
-            layer.append(A)
-        X = X + np.concatenate(outs, axis=1) @ b["Wo"]
-        X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
-        maps.append(layer)
-    return norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"], np.array(maps)
-
-
 @pytest.fixture(scope="module")
 def blank_runs():
     from attnlib.train import train_task
@@ -110,14 +81,14 @@ def test_13_the_trained_bidirectional_model_reads_past_its_filler(blank_runs):
     run = blank_runs["blank_bidirectional"]
     model, words = run.model, run.task.tokenizer.words
     ids = [words.index(w) for w in "the _ sat on the mat . .".split()]
-    logits, maps = plain_forward(model.params, ids, 2, 2, is_causal=False)
+    logits, maps = plain_forward(model.params, ids, 2, 2, causal=False)
     assert np.allclose(maps, model.attention_maps(np.array(ids)))
     assert maps[0, :, 1, 5].min() > 0.9 and words[logits[1].argmax()] == "cat"  # layer 0: the blank reads "mat"
     for animal, place in PLACES.items():
         for verb in VERBS:
             s = [words.index(w) for w in f"the _ {verb} on the {place} .".split()]
-            short, _ = plain_forward(model.params, s, 2, 2, is_causal=False)
-            long, maps = plain_forward(model.params, s + [words.index(".")], 2, 2, is_causal=False)
+            short, _ = plain_forward(model.params, s, 2, 2, causal=False)
+            long, maps = plain_forward(model.params, s + [words.index(".")], 2, 2, causal=False)
             P7, P8 = softmax_rows(short[1]), softmax_rows(long[1])
             assert words[P7.argmax()] == words[P8.argmax()] == animal
             assert np.abs(P7 - P8).max() < 0.001 and maps[:, :, 1, -1].max() < 0.2

@@ -9,44 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from helpers import softmax_rows
+from helpers import plain_forward, softmax_rows
+from helpers import plain_norm as norm
 
 SENTENCE = "the cat sat on the mat".split()
 
 
 ADJECTIVES = ("big", "small", "black", "old")  # written out: the grammar the notebook describes
 VERBS = ("sat", "slept", "stood", "waited")
-
-
-def norm(X, g, b):
-    mu = X.mean(axis=-1, keepdims=True)
-    return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
-
-
-def plain_forward(p, ids, n_layers, n_heads):
-    """TinyLM's forward pass on one sequence: logits (n, vocab) and attention maps (n_layers, n_heads, n, n)."""
-    def gelu(X):
-        return 0.5 * X * (1 + np.tanh(math.sqrt(2 / math.pi) * (X + 0.044715 * X ** 3)))
-
-    n = len(ids)
-    X = p["tok_emb"][ids] + p["pos_emb"][:n]
-    maps = []
-    for i in range(n_layers):
-        b = {key.split(".")[-1]: value for key, value in p.items() if key.startswith(f"blocks.{i}.")}
-        H = norm(X, b["ln1_g"], b["ln1_b"])
-        d = H.shape[1] // n_heads
-        outs, layer = [], []
-        for h in range(n_heads):
-            cols = slice(h * d, (h + 1) * d)
-            S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / math.sqrt(d)
-            S[np.triu_indices(n, k=1)] = -np.inf
-            A = softmax_rows(S)
-            layer.append(A)
-            outs.append(A @ (H @ b["Wv"][:, cols]))
-        X = X + np.concatenate(outs, axis=1) @ b["Wo"]
-        X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
-        maps.append(layer)
-    return norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"], np.array(maps)
 
 
 @pytest.fixture(scope="module")
