@@ -212,6 +212,35 @@ def test_similarity_dot_product_lands_in_its_cell():
     assert "<b>\u22121.25</b>" in ex.views["step"].value
 
 
+def test_similarity_explorer_opens_on_exactly_the_notebooks_numbers():
+    """Notebook 05 opens the explorer on its own Q[1] and K[0]. The sliders show them at 2 decimals,
+    but the tables must hold the notebook's numbers: the two "the" columns of S stay equal."""
+    e = essay_example()
+    Q, K = e["X"] @ e["Wq"], e["X"] @ e["Wk"]  # (6, 6) each
+    S_loops = np.array([[sum(Q[i, c] * K[j, c] for c in range(6)) for j in range(6)] for i in range(6)])
+    ex = widgets.similarity_explorer(Q[1], K[0])
+    np.testing.assert_array_equal(ex.state["Q"], Q)
+    np.testing.assert_array_equal(ex.state["K"], K)
+    np.testing.assert_allclose(ex.state["S"], S_loops, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ex.state["S"][:, 0], ex.state["S"][:, 4])  # "the" is keys 0 and 4
+    np.testing.assert_array_equal(ex.state["S"][0], ex.state["S"][4])  # and queries 0 and 4
+    assert ex.controls["q0"].value == 0.23 and ex.controls["k0"].value == -0.84  # Q[1, 0] = 0.23, K[0, 0] = -0.836
+    (S_table,) = [t for t in Cells(ex.views["step"].value).tables if t["name"].startswith("S")]
+    S_shown = np.array([c["text"] for c in S_table["td"]]).reshape(6, 6)  # the digits on screen
+    np.testing.assert_array_equal(S_shown[:, 0], S_shown[:, 4])
+    assert S_shown[2, 0] == "\u22120.32" and S_shown[3, 0] == "\u22120.56"  # -0.3246 and -0.5638
+
+    ex.controls["k0"].value = 0.5  # an edit is used as set...
+    assert ex.state["K"][0, 0] == 0.5
+    assert ex.state["S"][1, 0] == pytest.approx(S_loops[1, 0] + Q[1, 0] * (0.5 - K[0, 0]))
+    ex.controls["k0"].value = -0.84  # ...and back at its loaded position, the slider means the exact value again
+    np.testing.assert_array_equal(ex.state["K"], K)
+    ex.controls["i"].value = 3  # loading another query: its exact row, shown as the tables round it
+    np.testing.assert_array_equal(ex.state["Q"], Q)
+    assert Q[3, 0] == pytest.approx(0.345) and ex.controls["q0"].value == 0.35 == float(viz.number(Q[3, 0]))
+    np.testing.assert_allclose(ex.state["S"], S_loops, rtol=0, atol=1e-12)
+
+
 def test_softmax_temperature_saturates_and_masked_entries_are_exact_zeros():
     ex = widgets.softmax_explorer(np.array([2.0, 1.0, 0.0, -np.inf]))
     a = ex.state["a"]
@@ -434,9 +463,9 @@ def test_similarity_explorer_opens_on_a_given_Q_and_K():
     Q, K = rng.normal(size=(2, 6, 4))
     ex = widgets.similarity_explorer(sentence="the cat sat on the mat", Q=Q, K=K, query=2, key=1)
     assert (ex.state["i"], ex.state["j"]) == (2, 1)
-    assert abs(ex.state["dot"] - Q[2] @ K[1]) < 0.05  # the sliders hold q and k rounded to 0.01
-    keep = [0, 1, 3, 4, 5]  # every row but the edited query's: exactly Q K^T
-    np.testing.assert_allclose(ex.state["S"][keep][:, [0, 2, 3, 4, 5]], (Q @ K.T)[keep][:, [0, 2, 3, 4, 5]])
+    S_loops = np.array([[sum(Q[i, c] * K[j, c] for c in range(4)) for j in range(6)] for i in range(6)])
+    assert ex.state["dot"] == pytest.approx(S_loops[2, 1], abs=1e-12)  # not the sliders' 2-decimal copy
+    np.testing.assert_allclose(ex.state["S"], S_loops, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="both Q and K"):
         widgets.similarity_explorer(Q=Q)
     with pytest.raises(ValueError, match="n = 2 words"):

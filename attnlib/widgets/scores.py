@@ -36,6 +36,11 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat", Q=Non
     Q and K come from the sentence and the example weights (d_head = len(q), 3 by
     default), or are given as (n, d) arrays for the sentence's n words (e.g. a
     trained head's). q starts as row `query` of Q and k as row `key` of K.
+
+    The sliders move in steps of 0.01, so they show a loaded row rounded to 2 decimals
+    (by the tables' rule).
+    A slider still at its loaded position stands for the exact loaded value: the view
+    opens on exactly Q K^T, the numbers of the notebook that passed Q and K.
     """
     if (Q is None) != (K is None):
         raise ValueError("give both Q and K, or neither")
@@ -60,17 +65,26 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat", Q=Non
 
     limit = max(2.0, float(np.ceil(2 * max(np.abs(Q0).max(), np.abs(K0).max()))))
 
+    def on_grid(v):  # the slider position for v: 2 decimals, rounded as the tables round (0.345 -> 0.35)
+        return float(viz.number(v, 2))
+
     def slider(name, v):
-        return ipw.FloatSlider(value=float(np.round(v, 2)), min=-limit, max=limit, step=0.01,
+        return ipw.FloatSlider(value=on_grid(v), min=-limit, max=limit, step=0.01,
                                description=name, readout_format=".2f", layout=ipw.Layout(width="260px"))
 
     controls = {"i": _token_dropdown("query", tokens, i0), "j": _token_dropdown("key", tokens, j0)}
     controls.update({f"q{c}": slider(f"q[{c}]", q[c]) for c in range(d)})
     controls.update({f"k{c}": slider(f"k[{c}]", k[c]) for c in range(d)})
 
+    loaded = {"q": q.copy(), "k": k.copy()}  # the exact rows the sliders were last loaded with
+
+    def value(name, c):  # a slider left where it was loaded means the exact loaded value
+        v, exact = controls[f"{name}{c}"].value, loaded[name][c]
+        return float(exact) if v == on_grid(exact) else v
+
     def compute():
-        qv = [controls[f"q{c}"].value for c in range(d)]
-        kv = [controls[f"k{c}"].value for c in range(d)]
+        qv = [value("q", c) for c in range(d)]
+        kv = [value("k", c) for c in range(d)]
         return similarity_state(qv, kv, controls["i"].value, controls["j"].value, Q0, K0)
 
     rows = [ipw.HBox([controls["i"], controls["j"]]),
@@ -81,9 +95,10 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat", Q=Non
 
     def load(change):  # choosing another query/key loads its row into the sliders
         ex_._busy = True
+        loaded["q"], loaded["k"] = Q0[controls["i"].value].copy(), K0[controls["j"].value].copy()
         for c in range(d):
-            controls[f"q{c}"].value = float(np.round(Q0[controls["i"].value, c], 2))
-            controls[f"k{c}"].value = float(np.round(K0[controls["j"].value, c], 2))
+            controls[f"q{c}"].value = on_grid(loaded["q"][c])
+            controls[f"k{c}"].value = on_grid(loaded["k"][c])
         ex_._busy = False
         ex_.update()
 
