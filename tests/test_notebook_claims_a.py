@@ -41,6 +41,54 @@ def test_course_map_links_every_notebook_and_exercise_on_disk():
         assert not missing, f"{folder}/ has notebooks the course map does not link: {missing}"
 
 
+def test_00_map_prose_accounts_for_every_notebook():
+    """'The first eight notebooks, 00 to 07, ... The next seven, 08 to 14, ... The last one, 15': the groups
+    the text names must be consecutive, cover every lesson once, and hold as many notebooks as it says."""
+    cell = next(c.source for c in load("00_start_here").cells
+                if c.cell_type == "markdown" and c.source.startswith("## The course map"))
+    prose = " ".join(line for line in cell.splitlines() if not line.startswith("|"))
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+    groups = re.findall(r"(?:first|next|last) (\w+)(?: notebooks)?, (\d\d)(?: to (\d\d))?,", prose)
+    assert len(groups) >= 2, f"no groups of notebooks found in: {prose[:200]}"
+    covered = []
+    for count, first, last in groups:
+        numbers = list(range(int(first), int(last or first) + 1))
+        assert words[count] == len(numbers), f"'{count}' notebooks, but {first} to {last or first} is {len(numbers)}"
+        covered += numbers
+    assert covered == [int(stem[:2]) for stem in STEMS]
+
+
+def assigns(stem, name):
+    """True when a code cell of notebooks/{stem} assigns the name (alone or in a tuple: `Q, K = ...`)."""
+    pattern = re.compile(rf"^\s*(?:\w+\s*,\s*)*{name}\s*(?:,\s*\w+\s*)*=(?!=)", re.M)
+    return any(pattern.search(c.source) for c in load(stem).cells if c.cell_type == "code")
+
+
+def test_00_names_table_says_where_each_name_is_first_built():
+    cell = next(c.source for c in load("00_start_here").cells
+                if c.cell_type == "markdown" and c.source.startswith("## The names"))
+    rows = re.findall(r"^\| (\$.+?\$) \|.*\| (\d\d)(?:–\d\d)? \|$", cell, re.M)
+    assert len(rows) == 7, rows
+    lessons = {stem[:2]: stem for stem in STEMS}
+    for names, first in rows:
+        for name in re.findall(r"\$(\w)\$", names.replace("$, $", "$ $")):
+            if name == "W":
+                continue  # W carries subscripts in the code (Wq, Wv): 01 names it W, checked by the map's idea
+            assert assigns(lessons[first], name), f"{name}: said to be first seen in {first}, which never builds it"
+            earlier = [stem for stem in STEMS[1:] if stem[:2] < first and assigns(stem, name)]
+            assert not earlier, f"{name}: said to be first seen in {first}, but {earlier} already build it"
+
+
+def test_00_05_06_07_the_scale_enters_where_00_says():
+    """00: notebooks 05 and 06 call the undivided scores S = Q K^T; from 07 on S is divided by sqrt(d_head)."""
+    def s_lines(stem):
+        return [line for c in load(stem).cells if c.cell_type == "code"
+                for line in c.source.splitlines() if re.match(r"\s*S\s*=(?!=)", line)]
+    for stem in ("05_learned_mixing", "06_mask_and_softmax"):
+        assert s_lines(stem) and all("sqrt" not in line for line in s_lines(stem)), s_lines(stem)
+    assert s_lines("07_attention_module") and all("sqrt" in line for line in s_lines("07_attention_module"))
+
+
 # ---------------------------------------------------------------------------
 # the hidden answers, recomputed independently
 
@@ -114,6 +162,19 @@ def test_03_answers():
     V_swapped = word_vectors("the mat sat on the cat") @ Wv
     assert np.allclose(V_swapped, V[[0, 5, 2, 3, 4, 1]])
     assert np.allclose(np.full(6, 1 / 6) @ V, V.mean(axis=0))
+
+
+def test_03_exercise_a_lookup_is_a_product():
+    """Exercise 03: one_hot(ids, vocab_size) @ table gives table[ids], shape (n, d_model)."""
+    vocab_size, d_model = 8, 5
+    table = np.random.default_rng(4).normal(size=(vocab_size, d_model))
+    ids = np.array([6, 1, 5, 4, 6, 3])  # "the cat sat on the mat" in a sorted 8-word vocabulary
+    one_hot = np.array([[1.0 if column == i else 0.0 for column in range(vocab_size)] for i in ids])
+    assert (one_hot @ table).shape == (len(ids), d_model)
+    assert np.array_equal(one_hot @ table, table[ids])
+    text = next(c.source for c in load("03_tokens_and_values", "solutions").cells
+                if c.cell_type == "markdown" and "one_hot(ids, vocab_size) @ table" in c.source)
+    assert "(vocab_size, d_model)" in text and "one_hot(ids, V)" not in text
 
 
 def test_02_03_the_batch_explorer_opens_with_nothing_edited():
