@@ -98,6 +98,18 @@ def test_05_a_fixed_three_back_rule_picks_the_hat():
     assert s1[4 - 3] == "cat" and s2[7 - 3] == "hat"
 
 
+def test_05_q_and_k_entries_end_at_the_third_decimal():
+    """05 prints the factors of one score with three decimals and says that is all they have."""
+    from attnlib.data import essay_example
+    ex = essay_example()
+    tenths, hundredths = ex["X"] * 10, np.stack([ex["Wq"], ex["Wk"]]) * 100
+    assert np.allclose(tenths, np.round(tenths), atol=1e-9) and np.allclose(hundredths, np.round(hundredths), atol=1e-9)
+    ints = [np.round(tenths).astype(int) @ np.round(h).astype(int) for h in hundredths]  # exact integer products
+    Q, K = (ex["X"] @ ex[w] for w in ("Wq", "Wk"))
+    assert np.allclose(Q * 1000, ints[0], rtol=0, atol=1e-9) and np.allclose(K * 1000, ints[1], rtol=0, atol=1e-9)
+    assert int(ints[0][4] @ ints[1][1]) == -351002  # the score by hand: -0.351002, exactly
+
+
 # ---------------------------------------------------------------------------
 # 06: mask, softmax and the scale
 
@@ -124,6 +136,29 @@ def test_06_mask_after_softmax_breaks_the_row_sums():
     late = np.tril(softmax_rows(S))  # question 5: zero the future after the softmax
     assert not np.allclose(late.sum(axis=1)[:-1], 1.0)
     assert np.allclose(softmax_rows(causal(S)).sum(axis=1), 1.0)
+
+
+def test_06_dividing_the_scores_moves_every_row_toward_an_even_split():
+    """06: with the scores divided by sqrt(d), each row's largest weight shrinks and its smallest grows."""
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        s = rng.normal(0.0, rng.uniform(0.1, 5.0), size=rng.integers(2, 9))
+        before, after = softmax_rows(s), softmax_rows(s / np.sqrt(rng.uniform(1.5, 64.0)))
+        assert after.max() <= before.max() + 1e-15 and after.min() >= before.min() - 1e-15
+
+
+def test_06_fewer_queries_than_keys_are_the_last_positions():
+    """06: with n_q < n_k the queries are the last n_q positions: "the" and "mat" get rows 4 and 5 of A."""
+    import attnlib as at
+    from attnlib.data import essay_example
+    ex = essay_example()
+    Q, K = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]
+    S = np.array([[Q[i] @ K[j] for j in range(6)] for i in range(6)]) / math.sqrt(6)
+    full = softmax_rows(causal(S))  # (6, 6), written out here
+    last = at.attention_weights(Q[4:], K)  # (2, 6)
+    assert np.allclose(last, full[4:]) and (last[0] == 0).tolist() == [False] * 5 + [True]
+    top_rows_mask = softmax_rows(causal(S)[:2] - S[:2] + S[4:])  # the first two rows' mask: the wrong offset
+    assert not np.allclose(last, top_rows_mask)
 
 
 def test_06_softmax_gradient_vanishes_as_scores_grow_torch():
