@@ -4,7 +4,7 @@ and what running TinyLM through the ops costs against its batched engine.
     python bench/capstone.py
 
 The check runs in a separate process and trains two 30-step models; a broken op adds
-short single-op runs to find it. The issue's budget is 30 s. Prints a table; never
+short single-op runs to find it. The check is meant to take under 30 s. Prints a table; never
 asserts on seconds.
 """
 import pathlib
