@@ -85,9 +85,53 @@ def test_11_softmax_jacobian_is_diag_a_minus_a_a_transpose():
         J = np.diag(a) - np.outer(a, a)
         J_numeric = np.stack([numeric_grad(lambda s=s, i=i: softmax_rows(s)[i], s) for i in range(len(s))])
         assert np.allclose(J, J_numeric, atol=1e-8)
-        assert np.allclose(J.sum(axis=0), 0)  # each row of dS sums to zero
+        assert np.allclose(J, J.T)  # symmetric, so its columns sum to zero as well as its rows
         g = rng.standard_normal(len(s))  # an upstream gradient dA
         assert np.allclose(g @ J, a * (g - g @ a))  # dS = A * (dA - rowsum(dA * A)), one row
+        # The row of dS is g J; its entries sum to g . (J 1), and J 1 (the row sums) is zero: moving every score
+        # by the same small amount moves no weight.
+        assert np.allclose(J @ np.ones(len(s)), 0) and np.allclose(softmax_rows(s + 1e-3), a)
+        assert abs((g @ J).sum()) < 1e-12 * np.abs(g).sum()
+
+
+def test_11_the_other_backward_steps_follow_one_line_rules():
+    """Y = X W, GELU and the embedding lookup: attnlib.backprop against finite differences of plain numpy."""
+    from attnlib import backprop
+    rng = np.random.default_rng(15)
+    X, W, dY = rng.standard_normal((3, 5, 5))
+    L = lambda: np.sum(dY * (X @ W))
+    assert np.allclose(numeric_grad(L, X), dY @ W.T) and np.allclose(numeric_grad(L, W), X.T @ dY)
+    gelu = lambda Z: 0.5 * Z * (1 + np.tanh(math.sqrt(2 / math.pi) * (Z + 0.044715 * Z ** 3)))  # GPT-2's formula
+    X3, dY3 = rng.standard_normal((2, 3, 4, 5))  # a batch of 3 sequences of 4 rows: dW stacks all 12 rows
+    I, zero = np.eye(5), np.zeros(5)  # an MLP gelu(X W) I: its dW1 is the product rule through GELU
+    _, dW1, _, _, _ = backprop.mlp_backward(dY3, backprop.mlp_forward(X3, W, zero, I, zero)[1])
+    assert np.allclose(dW1, numeric_grad(lambda: np.sum(dY3 * gelu(X3 @ W)), W), atol=1e-8)
+    dG = backprop.gelu_backward(dY, backprop.gelu_forward(X)[1])
+    assert np.allclose(dG, numeric_grad(lambda: np.sum(dY * gelu(X)), X), atol=1e-8)
+    tokens = np.array([[2, 0, 2], [4, 4, 1]])  # (B, T): token 2 twice in a row, token 4 twice, token 3 never
+    tok_emb, pos_emb, dX = rng.standard_normal((6, 4)), rng.standard_normal((5, 4)), rng.standard_normal((2, 3, 4))
+    dtok, dpos = backprop.embed_backward(dX, backprop.embed_forward(tokens, tok_emb, pos_emb)[1])
+    L = lambda: np.sum(dX * (tok_emb[tokens] + pos_emb[:3]))
+    assert np.allclose(dtok, numeric_grad(L, tok_emb)) and np.allclose(dpos, numeric_grad(L, pos_emb))
+    assert np.allclose(dtok[2], dX[0, 0] + dX[0, 2]) and not dtok[3].any() and not dtok[5].any()
+
+
+def test_11_adam_first_step_moves_every_weight_by_lr_and_the_clip_keeps_the_direction():
+    """Adam's first step by hand: m = (1 - b1) g, v = (1 - b2) g^2, both bias-corrected, so m / sqrt(v) = sign(g)."""
+    import attnlib as at
+    from attnlib.optim import clip_grad_norm
+    g = np.array([0.05, -0.3, 5.0, -80.0])
+    for lr in (1e-2, 3e-4):
+        W = np.zeros(4)
+        at.Adam({"W": W}, lr=lr, clip=None).step({"W": g})
+        m_hat, v_hat = (1 - 0.9) * g / (1 - 0.9), (1 - 0.999) * g ** 2 / (1 - 0.999)
+        assert np.allclose(W, -lr * m_hat / (np.sqrt(v_hat) + 1e-8)) and np.allclose(np.abs(W), lr, rtol=1e-6)
+    clipped = {"a": g[:2].copy(), "b": g[2:].copy()}  # the norm is taken over all the arrays together
+    norm = clip_grad_norm(clipped, 1.0)
+    assert math.isclose(norm, math.sqrt(sum(x * x for x in g)))
+    assert np.allclose(np.concatenate([clipped["a"], clipped["b"]]), g / norm)
+    small = {"a": np.array([0.3, -0.4])}  # norm 0.5: below the clip, left alone
+    assert clip_grad_norm(small, 1.0) == 0.5 and np.array_equal(small["a"], [0.3, -0.4])
 
 
 def test_11_layer_norm_jacobian_and_backward_by_the_chain_rule():
