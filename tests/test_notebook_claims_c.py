@@ -245,6 +245,32 @@ def test_13_before_the_blank_nothing_tells_the_animal():
     assert all(len(set(answers[[a == s for a in after]])) == 1 for s in set(after))
 
 
+def test_13_an_even_average_ignores_order_so_positions_act_only_through_uneven_weights():
+    rng = np.random.default_rng(11)
+    X, P = rng.standard_normal((6, 6)), rng.standard_normal((6, 6))
+    Wq, Wk, Wv = rng.standard_normal((3, 6, 6))
+    perm = [0, 5, 2, 3, 4, 1]
+    O, O_swapped = (plain_attention(Z + P, 0 * Wq, Wk, Wv, causal=False) for Z in (X, X[perm]))  # zero scores
+    assert np.allclose(O, (X + P).mean(axis=0) @ Wv) and np.allclose(O_swapped, O)  # every row: the plain mean
+    O, O_swapped = (plain_attention(Z + P, Wq, Wk, Wv, causal=False) for Z in (X, X[perm]))  # uneven weights
+    assert not np.allclose(O_swapped[2], O[2])
+
+
+def test_13_the_trained_bidirectional_model_reaches_past_the_diagonal_where_it_learned_to():
+    """The recap's picture, read through a plain forward pass: layer 0, head 0 on 'the _ sat on the mat . .'."""
+    from attnlib.train import train_task
+    from helpers import plain_forward
+    words = "the _ sat on the mat . .".split()
+    maps = {}
+    for name, causal in (("blank_causal", True), ("blank_bidirectional", False)):
+        result = train_task(name, seed=0, progress=False)
+        model, ids = result.model, result.task.tokenizer.encode(words)
+        maps[name] = plain_forward(model.params, ids, model.n_layers, model.n_heads, causal=causal)[1][0, 0]
+    assert np.all(np.triu(maps["blank_causal"], k=1) == 0)
+    A = maps["blank_bidirectional"]
+    assert A[1, 5] > 0.9 and np.triu(A, k=1)[0].sum() > 0.5  # the blank on "mat"; the first row mostly ahead
+
+
 def test_13_cross_attention_shapes():
     rng = np.random.default_rng(7)
     X_fr, X_en = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
