@@ -576,11 +576,14 @@ def _scaled_score_gradients(f, seen):
             if c is None:
                 return None
             fit.append("1" if c == 1.0 else "root" if c == root else "inverse" if c == 1.0 / root else "minus")
-        factors[tuple(fit)] = True
+        factors[tuple(fit)] = factors.get(tuple(fit), set()) | {p.kwargs.get("scale", True)}
     kinds = {k for fit in factors for k in fit} - {"1"}
+    flags = set().union(*factors.values()) if factors else set()  # the scale flags of the probes that failed
     if kinds == {"root"}:
         return "attention-backward-scale-dropped", "dV is right, but the root of d is too much in dQ or dK"
-    if kinds == {"inverse"}:
+    if kinds == {"inverse"} and flags == {False}:  # scaled only where no scale was asked: the flag, not a 2nd scale
+        return "scale-ignored", "dV is right, but with scale=False dQ and dK are still divided by the root of d"
+    if kinds == {"inverse"} and flags == {True}:
         return "attention-backward-scale-twice", "dV is right, but dQ or dK is one over the root of d too small"
     if kinds == {"minus"} and all(fit == ("minus", "minus") for fit in factors):
         return "softmax-backward-sign", "dV is right, but dQ and dK have the opposite sign"

@@ -787,6 +787,20 @@ def ab_forgot_scale(Q, K, V, dO, causal=True, scale=True):
     return dS @ K, dS.T @ Q, A.T @ dO
 
 
+def ab_backward_always_scaled(Q, K, V, dO, causal=True, scale=True):
+    A = _ab_weights(Q, K, causal, scale)
+    dA = dO @ V.T
+    dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) / np.sqrt(Q.shape[1])  # the flag read for A only
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
+def ab_scale_twice(Q, K, V, dO, causal=True, scale=True):
+    A = _ab_weights(Q, K, causal, scale)
+    dA = dO @ V.T
+    dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) * (1 / Q.shape[1] if scale else 1)  # 1/sqrt(d), twice
+    return dS @ K, dS.T @ Q, A.T @ dO
+
+
 def ab_unmasked_recompute(Q, K, V, dO, causal=True, scale=True):
     A = _ab_weights(Q, K, False, scale)  # forgot to pass causal on
     dA = dO @ V.T
@@ -973,6 +987,8 @@ WRONG.update({
                       ("cross-entropy-target-columns", ce_columns)],
     "attention_backward": [("softmax-backward-diagonal-only", ab_no_subtraction),
                            ("attention-backward-scale-dropped", ab_forgot_scale),
+                           ("scale-ignored", ab_backward_always_scaled),
+                           ("attention-backward-scale-twice", ab_scale_twice),
                            ("attention-backward-mask-ignored", ab_unmasked_recompute),
                            ("attention-backward-dq-dk-swapped", ab_returns_k_first),
                            ("attention-backward-transpose-missing", ab_dv_no_transpose),
