@@ -55,6 +55,21 @@ def test_14_query_heads_sharing_a_kv_head_still_give_different_outputs():
     assert np.allclose(np.array(O), np.array(mha))
 
 
+def test_14_counted_in_operations_a_cached_step_is_t_times_cheaper():
+    """The notebook's TinyLM, counted by hand: per row, one multiply-add per weight of Wq, Wk, Wv, Wo, W1, W2 in each
+    layer and of the output head; per head, 2 t d_head for one query against t keys and 2 t^2 d_head for t queries."""
+    from attnlib.model import TinyLM
+    model = TinyLM(vocab_size=8, d_model=32, n_heads=2, n_layers=2, max_len=520, seed=0)
+    d, d_ff, vocab, layers, heads, d_head = 32, 4 * 32, 8, 2, 2, 16
+    per_row = layers * (4 * d * d + 2 * d * d_ff) + d * vocab
+    assert per_row == 24832 and model.d_head == d_head
+    assert per_row == sum(W.size for k, W in model.params.items() if W.ndim == 2 and not k.endswith("_emb"))
+    for t in (32, 128, 512, 4096):
+        recompute = t * per_row + layers * heads * 2 * t * t * d_head
+        cached = per_row + layers * heads * 2 * t * d_head
+        assert recompute == t * cached  # the same factor t for the matrices and for attention
+
+
 def test_14_is_followed_by_lesson_15():
     import nbformat
     from attnlib.course import STEMS
