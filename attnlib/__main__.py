@@ -271,7 +271,8 @@ def main(argv=None):
         p.set_defaults(func=func)
     p = sub.add_parser("lab", help="start JupyterLab on 127.0.0.1 with a token")
     p.add_argument("--port", type=int)
-    p.add_argument("--no-browser", action="store_true", help="print the link only (e.g. over ssh)")
+    p.add_argument("--no-browser", action="store_true",
+                   help="start the server without opening a browser; print the link (e.g. over ssh)")
     p.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
     p.set_defaults(func=cmd_lab)
     args = parser.parse_args(argv)
