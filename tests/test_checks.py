@@ -630,3 +630,96 @@ def test_only_probes_of_a_sentence_label_their_rows_with_words():
     assert {"causal_mask", "values", "embed", "most_attended"} <= set(worded)
     page = fails("causal_mask", lambda n: np.triu(np.full((n, n), -1e9), k=1)).report._repr_html_()
     assert "<th>cat</th>" in page  # a mask's rows are the sentence's positions
+
+
+# -- a name only where the named mistake reproduces the output ---------------------------------------------------
+
+def test_dividing_by_the_column_index_is_named_for_what_it_does_not_for_a_missing_keepdims():
+    def by_column(n):  # no reduction anywhere: the counts 1..n laid along the columns
+        return np.tril(np.ones((n, n))) / np.arange(1, n + 1)[None, :]
+
+    err = fails("uniform_causal_weights", by_column)
+    assert err.diagnosis == "normalised-by-column"
+    assert "reduction" not in err.report.hint2 and "keepdims" not in err.report.hint2
+    # what the name says, checked by hand: entry (i, j) is 1 / (j + 1) on and below the diagonal
+    assert np.array_equal(by_column(4), [[1, 0, 0, 0], [1, 1 / 2, 0, 0], [1, 1 / 2, 1 / 3, 0],
+                                         [1, 1 / 2, 1 / 3, 1 / 4]])
+
+
+def test_a_softmax_summed_over_the_wrong_axis_is_not_blamed_on_its_max():
+    def sum_down_columns(S, axis=-1):
+        E = np.exp(S - S.max(axis=-1, keepdims=True))  # the max along the rows, as it should be
+        return E / E.sum(axis=0, keepdims=True)
+
+    err = fails("softmax", sum_down_columns)
+    assert err.diagnosis == "softmax-sum-wrong-axis"
+    assert "sum" in err.report.hint2 and "axis of your max." not in err.report.hint2
+    assert not any("maximum" in p for p in err.report.problems)
+
+
+def test_the_shifted_row_probe_compares_the_learner_with_itself_and_names_rows_of_the_probe_shown():
+    """Adding 800 to row 0 moves no other row of a function whose max is right, however wrong its sum; and when
+    other rows do move, the rows it names are rows of the probe the report shows."""
+    from attnlib.checks.mask_and_softmax import shifted_rows
+    from attnlib.checks.properties import Ask
+    from attnlib.checks.runner import call_many
+
+    def seen_of(fn):
+        ex = checks.EXERCISES["softmax"]
+        outcomes = call_many(fn, [(p.args, p.kwargs, p.names) for p in ex.probes], 5.0)
+        return [(p, o, al.softmax(*p.args, **p.kwargs)) for p, o in zip(ex.probes, outcomes)]
+
+    def ask(fn):
+        return Ask(lambda calls: call_many(fn, calls, 5.0))
+
+    def l2_rows(S, axis=-1):  # shift invariant row by row: its max is right, its divisor is not
+        E = np.exp(S - S.max(axis=axis, keepdims=True))
+        return E / np.sqrt((E ** 2).sum(axis=axis, keepdims=True))
+
+    assert shifted_rows(ask(l2_rows), seen_of(l2_rows)) is None
+
+    def column_max_2d_only(S, axis=-1):
+        if S.ndim != 2:
+            raise ValueError("2-D only")
+        E = np.exp(S - S.max(axis=0, keepdims=True))
+        return E / E.sum(axis=axis, keepdims=True)
+
+    diagnosis, detail = shifted_rows(ask(column_max_2d_only), seen_of(column_max_2d_only))
+    assert diagnosis == "softmax-max-wrong-axis"
+    assert checks.EXERCISES["softmax"].probes[0].args[0].shape == (3, 5)
+    assert "row 0 of probe 1's S changed rows 1 and 2 as well" in detail  # probe 1 has rows 0, 1 and 2
+
+
+def test_a_log_softmax_is_named_even_where_the_softmax_underflows():
+    def log_softmax(S, axis=-1):
+        m = S.max(axis=axis, keepdims=True)
+        return S - m - np.log(np.exp(S - m).sum(axis=axis, keepdims=True))
+
+    assert fails("softmax", log_softmax).diagnosis == "log-softmax"
+
+
+def test_nan_only_on_the_huge_probe_is_called_an_overflow_only_when_smaller_scores_cure_it():
+    from attnlib.checks.properties import Ask, huge_scores
+    from attnlib.checks.runner import Outcome, call_many
+    from attnlib.checks.spec import Probe
+
+    rng = np.random.default_rng(5)
+    ordinary, huge = Probe((rng.normal(size=(4, 5)),)), Probe((900.0 * rng.normal(size=(3, 4)),))
+
+    def seen_and_ask(fn):
+        seen = [(p, Outcome("ok", fn(*p.args)), softmax_ok(*p.args)) for p in (ordinary, huge)]
+        return seen, Ask(lambda calls: call_many(fn, calls, 5.0))
+
+    def no_max(S, axis=-1):
+        E = np.exp(S)
+        return E / E.sum(axis=axis, keepdims=True)
+
+    def nan_on_three_rows(S, axis=-1):  # a NaN from the shape, whatever the size of the scores
+        A = softmax_ok(S, axis)
+        A[0] = np.nan if len(S) == 3 else A[0]
+        return A
+
+    with np.errstate(all="ignore"):
+        assert huge_scores(0)(*reversed(seen_and_ask(no_max)))[0] == "softmax-no-max-subtraction"
+        assert huge_scores(0)(*reversed(seen_and_ask(nan_on_three_rows))) is None
+

@@ -431,8 +431,14 @@ LEAK_MISTAKES = [("leak-tolerance-too-loose", leak_loose_tolerance),
 # tiled_attention(Q, K, V, causal=True, block=64) -----------------------------------------------------------------
 
 def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max=True, global_mask=True,
-           offset=True, whole_tiles_only=False, tiles_normalised=False, max_start=-np.inf, last_keys=True):
-    """Online-softmax attention with one knob per mistake; all knobs at their defaults is the right answer."""
+           offset=True, whole_tiles_only=False, tiles_normalised=False, max_start=-np.inf, last_keys=True,
+           stop_early=False, reversed_tiles=False, tile_max=False):
+    """Online-softmax attention with one knob per mistake; all knobs at their defaults is the right answer.
+
+    stop_early: each block of queries walks its keys up to the last one it may see (all keys without the mask)
+    with range(0, end - block, block), one tile short; reversed_tiles: the key tiles from last to first;
+    tile_max: each tile's exponentials taken from the tile's own max instead of the running max (True: NaN in a row
+    the tile hides entirely; "finite": such a row skips the tile, as a loop over its visible keys only does)."""
     n_q, n_k = len(Q), len(K)
     shift = n_k - n_q if offset else 0  # query i sits at position shift + i
     s = 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
@@ -445,7 +451,9 @@ def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max
         l = np.zeros((len(q), 1))
         acc = np.zeros((len(q), V.shape[1]))
         tiles = 0
-        for k0 in range(0, stop_k, block):
+        end = min(n_k, q0 + shift + len(q)) if causal else n_k  # one past the last key this block may see
+        walk = range(0, end - block, block) if stop_early else range(0, stop_k, block)
+        for k0 in (reversed(walk) if reversed_tiles else walk):
             S = q @ K[k0:k0 + block].T  # (bq, bk)
             if causal:
                 i = np.arange(len(q))[:, None] + (q0 + shift if global_mask else 0)
@@ -457,7 +465,9 @@ def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max
                 tiles += 1
                 continue
             m_new = np.maximum(m, S.max(axis=1, keepdims=True)) if running_max else np.zeros_like(m)
-            P = np.exp(S - m_new)
+            own = S.max(axis=1, keepdims=True)  # "finite": a row the mask hides in this tile keeps the running max
+            P = np.exp(S - (np.where(np.isfinite(own), own, m_new) if tile_max == "finite" else own if tile_max
+                            else m_new))
             c = np.exp(m - m_new) if running_max else np.ones_like(m)
             if rescale == "inverted":
                 c = np.where(np.isfinite(m), np.exp(m_new - m), 0.0)
@@ -513,6 +523,22 @@ def last_key_tile_dropped(Q, K, V, causal=True, block=64):
     return _tiled(Q, K, V, causal, block, last_keys=False)
 
 
+def key_loop_one_tile_short(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, stop_early=True)
+
+
+def tiles_walked_backwards(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, reversed_tiles=True)
+
+
+def tile_exps_from_own_max(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, tile_max=True)
+
+
+def visible_tile_exps_from_own_max(Q, K, V, causal=True, block=64):
+    return _tiled(Q, K, V, causal, block, tile_max="finite")
+
+
 def max_starts_at_zero(Q, K, V, causal=True, block=64):
     return _tiled(Q, K, V, causal, block, max_start=0.0)
 
@@ -547,7 +573,11 @@ TILED_MISTAKES = [("rescale-missing", rescale_missing),
                   ("rescale-missing", rescale_l_only),
                   ("rescale-missing", rescale_acc_only),
                   ("rescale-inverted", rescale_inverted_raw),
-                  ("tile-remainder-dropped", last_key_tile_dropped)]
+                  ("last-key-tile-dropped", last_key_tile_dropped),
+                  ("last-key-tile-dropped", key_loop_one_tile_short),
+                  ("masked-tile-first", tiles_walked_backwards),
+                  ("tile-own-max", tile_exps_from_own_max),
+                  ("tile-own-max", visible_tile_exps_from_own_max)]
 
 
 def _rescale_probe(seed):
@@ -718,6 +748,13 @@ DIAGNOSES = {
     "tile-mask-local": "The causal mask inside a tile compares positions counted from the tile's corner instead of "
                        "positions in the whole sequence.",
     "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block.",
+    "last-key-tile-dropped": "The loop over the key tiles stops one tile too early, so the last tile of keys it "
+                             "should reach never enters the sums.",
+    "masked-tile-first": "The key tiles were walked from the last to the first. The order alone changes nothing, but "
+                         "a query's last tiles are entirely hidden by the mask: met first, while the running max is "
+                         "still -inf, they give -inf minus -inf, which is NaN.",
+    "tile-own-max": "Each tile's exponentials were taken from that tile's own max, while the running sums are "
+                    "measured from the running max: the tiles are added on different scales.",
     "running-max-starts-at-zero": "The running max started at 0 instead of -inf. When every score of a row is far "
                                   "below zero, the exponential of each score minus that 0 underflows to 0, the running "
                                   "sum stays 0 and the row divides 0 by 0.",
@@ -749,6 +786,10 @@ NUDGES = {
     "tile-mask-local": "Print the positions your mask compares for a tile that is not on the diagonal.",
     "tile-remainder-dropped": "Look at where the ranges of your two loops stop when the length is not a multiple "
                               "of block.",
+    "last-key-tile-dropped": "Look at where the range of your key loop stops.",
+    "masked-tile-first": "Look at the order in which your loop visits the key tiles, and at what a tile whose "
+                         "scores are all -inf does to the running max.",
+    "tile-own-max": "Look at which max you subtract before the exponential inside the tile loop.",
     "running-max-starts-at-zero": "Look at the value your running max starts from, and try a row whose scores are "
                                   "all around -1000.",
     "not-tiled": "Look for a product of all the queries with all the keys, or a mask as large as the whole score "

@@ -144,8 +144,9 @@ DIAGNOSES = {
     # found by the property probes (properties.py)
     "future-leak": "A position sees part of its future: output row i changes when a later position changes. "
                    "Row i may only use positions 0..i.",
-    "keepdims-missing": "A sum, mean or max over an axis dropped that axis, so the result no longer lines up "
-                        "with the rows it came from and broadcasts along the wrong axis.",
+    "keepdims-missing": "A quantity with one value per row (or per column) lost the axis it runs along, so "
+                        "numpy lines it up with another axis than the one it came from: a sum, mean or max that "
+                        "dropped its reduced axis does this, and so does a 1-D array of per-row values.",
     "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses.",
     "only-2d": "Your function handles a 2-D input but not one with more leading axes.",
     "outputs-out-of-order": "The returned tuple holds the right arrays in the wrong order.",
@@ -178,8 +179,9 @@ DIAGNOSES = {
     "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
     "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
     "log-softmax": "You returned the log of the softmax instead of the probabilities.",
-    "softmax-max-wrong-axis": "The maximum you subtract comes from another axis than the sum, so rows with small "
-                              "values underflow to 0/0.",
+    "softmax-max-wrong-axis": "The maximum you subtract is not each row's own: one taken across rows shifts the "
+                              "entries of a row by different amounts, and one taken over the whole array can push a "
+                              "row so far down that it underflows to 0/0.",
     "softmax-min-subtraction": "You subtracted the minimum, which leaves large positive values that overflow.",
     "heads-interleaved": "Each head used every n_heads-th column; a head uses one contiguous block of columns.",
     "heads-summed": "The heads were added together; they are placed side by side.",
@@ -316,7 +318,8 @@ NUDGES = {
     "kv-cache-wrong-defaults": "Look at the default values in your signature.",
     "future-leak": "Look at the boundary of your mask or loop: the diagonal offset of the triangle, or an extra one "
                    "in a range.",
-    "keepdims-missing": "Look at each reduction (sum, mean, max): does its result keep the reduced axis?",
+    "keepdims-missing": "Look at the shape of each per-row quantity (a sum, a mean, a max, an array of counts): "
+                        "does it keep a length-1 axis where it lines up with the rows?",
     "array-truth-value": "Look at the line that tests an array in an if.",
     "only-2d": "Look for an index or loop that assumes exactly two axes.",
     "outputs-out-of-order": "Look at the order of your return statement.",

@@ -9,6 +9,7 @@ import attnlib as al
 from .pieces import allowed, mask, positions, scores, softmax, weights
 from .probes import qk_probes, rand, tokens
 from .properties import causality, failing, huge_scores, intermediates, name_pattern, row_factor, scale_finding
+from .runner import close, quiet
 from .spec import Exercise, Probe
 
 
@@ -83,6 +84,46 @@ def over_whole_array(S, axis=-1):
 
 def exp_only(S, axis=-1):
     return np.exp(S - S.max(axis=axis, keepdims=True))
+
+
+def _other(axis, S):
+    """The axis next to `axis`: -2 beside the last one, else the last."""
+    return -2 if _is_last(axis, S) else -1
+
+
+def _max_then_sum(S, max_axis, sum_axis):
+    """exp(S - max over max_axis) divided by its sum over sum_axis (None: the whole array)."""
+    E = np.exp(S - S.max(axis=max_axis, keepdims=True))
+    return E / E.sum(axis=sum_axis, keepdims=True)
+
+
+def sum_over_first_axis(S, axis=-1):
+    return _max_then_sum(S, axis, 0)
+
+
+def sum_over_other_axis(S, axis=-1):
+    return _max_then_sum(S, axis, _other(axis, S))
+
+
+def max_last_sum_first(S, axis=-1):
+    return _max_then_sum(S, -1, 0)  # both axes written in, neither of them `axis`
+
+
+def max_over_first_axis(S, axis=-1):
+    return _max_then_sum(S, 0, axis)
+
+
+def max_over_other_axis(S, axis=-1):
+    return _max_then_sum(S, _other(axis, S), axis)
+
+
+def max_of_whole_array(S, axis=-1):
+    return _max_then_sum(S, None, axis)
+
+
+# The softmaxes whose sum runs along `axis` but whose max does not: (where the max was taken, the function).
+MAX_ELSEWHERE = [("across rows", max_over_first_axis), ("across rows", max_over_other_axis),
+                 ("over the whole array", max_of_whole_array)]
 
 
 # score_scale(d) --------------------------------------------------------------------------------------------------
@@ -240,7 +281,11 @@ EXERCISES = [
                   ("softmax-wrong-axis", always_first_axis),
                   ("softmax-ignores-axis", always_last_axis),
                   ("softmax-whole-matrix", over_whole_array),
-                  ("softmax-not-normalised", exp_only)],
+                  ("softmax-not-normalised", exp_only),
+                  ("softmax-sum-wrong-axis", sum_over_first_axis),
+                  ("softmax-sum-wrong-axis", sum_over_other_axis),
+                  ("softmax-sum-wrong-axis", max_last_sum_first),
+                  *(("softmax-max-wrong-axis", wrong) for _, wrong in MAX_ELSEWHERE)],
         verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, and logits near 1e3 that overflow exp",
         hint1="Exponentiate every score, then divide by the sum along the given axis, so that the entries "
               "along that axis are positive and add up to 1.",
@@ -299,44 +344,79 @@ def mask_pattern(f, seen):
     return None
 
 
+def _rows(rows):
+    """'row 1', 'rows 1 and 2', 'rows 1, 2 and 3'."""
+    if len(rows) == 1:
+        return f"row {rows[0]}"
+    return f"rows {', '.join(map(str, rows[:-1]))} and {rows[-1]}"
+
+
 def shifted_rows(f, seen):
-    """Adding a constant to one row must not change the softmax. Which rows break says which max is wrong."""
-    S = rand(75, 4, 5)
-    expected = softmax(S)
+    """Adding a constant to one row must not change the softmax. Compared with the learner's own output on the
+    unshifted S, which rows move says what is wrong: row 0 alone turning NaN/inf is an exponential that
+    overflows; other rows moving is a max taken across rows, named only when a softmax with its max taken
+    there (MAX_ELSEWHERE) reproduces the learner's outputs, on the shifted S and on every probe they answered.
+
+    The S is first the failing probe's that the report shows, when it is a plain 2-D call, so that the rows
+    named are rows of that S; then a 4 x 5 S of the finding's own, described as such."""
+    k = next((k for k, (p, o, e) in enumerate(seen) if o.kind == "ok" and not close(o.value, e)), None)
+    tries = []
+    if k is not None and not seen[k][0].kwargs and np.ndim(seen[k][0].args[0]) == 2 and len(seen[k][0].args[0]) > 1:
+        tries.append((np.asarray(seen[k][0].args[0], dtype=float), f"of probe {k + 1}'s S"))
+    tries.append((rand(75, 4, 5), "of a 4 x 5 S"))
+    return next((found for S, which in tries if (found := _shifted_rows(f, seen, S, which))), None)
+
+
+def _shifted_rows(f, seen, S, which):
     shifted, spread = S.copy(), S.copy()
     shifted[0] += 800.0
     spread[0, 0] += 800.0
-    got_shifted, got_spread = (np.asarray(v, dtype=float) if isinstance(v, np.ndarray) else None
-                               for v in f.many([((shifted,), {}), ((spread,), {})]))
-    if got_shifted is None or got_shifted.shape != S.shape:
+    base, got_shifted, got_spread = (np.asarray(v, dtype=float) if isinstance(v, np.ndarray) else None
+                                     for v in f.many([((S,), {}), ((shifted,), {}), ((spread,), {})]))
+    if base is None or got_shifted is None or base.shape != S.shape or got_shifted.shape != S.shape:
         return None
     with np.errstate(all="ignore"):
-        broken = [r for r in range(len(S)) if not np.allclose(got_shifted[r], expected[r], rtol=1e-6, atol=1e-9)]
-    if broken == [0]:
-        return "softmax-no-max-subtraction", "adding 800 to one row made that row NaN/inf"
-    if any(r != 0 for r in broken):
-        others = [r for r in broken if r != 0]
-        return "softmax-max-wrong-axis", (f"adding 800 to row 0 changed row(s) {others}, which it must not touch: "
-                                          "the maximum was taken across rows")
-    if not broken and got_spread is not None and not np.isfinite(got_spread[0]).all():
-        return "softmax-min-subtraction", "a row with one large score overflows although shifted rows are fine"
+        moved = [r for r in range(len(S)) if not np.allclose(got_shifted[r], base[r], rtol=1e-6, atol=1e-9,
+                                                             equal_nan=True)]
+    if moved == [0] and np.isfinite(base[0]).all() and not np.isfinite(got_shifted[0]).all():
+        return "softmax-no-max-subtraction", f"adding 800 to row 0 {which} made that row NaN/inf"
+    others = [r for r in moved if r != 0]
+    if others:
+        calls = [((S,), {}, base), ((shifted,), {}, got_shifted)] + [
+            (p.args, p.kwargs, o.value) for p, o, _ in seen if o.kind == "ok"]
+        for where, wrong in MAX_ELSEWHERE:
+            if all(close(got, quiet(wrong, *args, **kwargs)) for args, kwargs, got in calls):
+                return "softmax-max-wrong-axis", (f"adding 800 to row 0 {which} changed {_rows(others)} as well, "
+                                                  f"which it must not touch: the maximum was taken {where}")
+        return None
+    if not moved and got_spread is not None and got_spread.shape == S.shape and np.isfinite(base[0]).all() \
+            and not np.isfinite(got_spread[0]).all():
+        return "softmax-min-subtraction", (f"raising one score of row 0 {which} by 800 makes that row overflow, "
+                                           "although shifting the whole row changes nothing")
     return None
 
 
 def _softmax_intermediates(S, axis=-1):
-    A = softmax(S, axis)
-    with np.errstate(divide="ignore"):
-        logA = np.log(A)
+    m = S.max(axis=axis, keepdims=True)
+    logA = S - m - np.log(np.exp(S - m).sum(axis=axis, keepdims=True))  # finite where A underflows to 0
     return [("log-softmax", logA), ("mask-value-zero", softmax(np.where(np.isinf(S), 0.0, S), axis))]
 
 
+def _rows_along(a, p):
+    """The rows a softmax normalises, one per line: the probe's axis moved last, the other axes flattened."""
+    axis = p.kwargs.get("axis", -1)
+    return np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+
+
 def normalisation(f, seen):
-    """Rows that are the right ones times a number were not divided by their sum."""
-    for _p, got, e in failing(seen):
-        c = row_factor(got, e)
-        if c is not None and np.isfinite(c).all():
-            return "softmax-not-normalised", "each row is the right one times a number: it does not sum to 1"
-    return None
+    """Rows that are the right ones times a number were not divided by their sum: on every failing probe, and
+    seen on a row with two entries to compare (a row with one non-zero entry is a multiple of anything)."""
+    bad = [(_rows_along(got, p), _rows_along(e, p)) for p, got, e in failing(seen)]
+    if not bad or any(c is None or not np.isfinite(c).all() for c in (row_factor(got, e) for got, e in bad)):
+        return None
+    if not any((np.isfinite(e) & (np.abs(e) > 1e-12)).sum(axis=1).max() > 1 for _got, e in bad):
+        return None
+    return "softmax-not-normalised", "each row is the right one times a number: it does not sum to 1"
 
 
 def measured_factor(f, seen):
@@ -384,12 +464,16 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "softmax-sum-wrong-axis": "The maximum was subtracted along the right axis, but the sum you divide by runs along "
+                              "another one, so the entries along the softmax's axis do not sum to 1.",
     "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved.",
     "score-scale-measured": "Your factor is close to the right one but not exact: it looks estimated from random "
                             "samples, while the variance of q·k follows exactly from d.",
 }
 
 NUDGES = {
+    "softmax-sum-wrong-axis": "Look at the axis of your sum: it must be the axis of your max, the one that holds one "
+                              "query's weights.",
     "power-precedence": "Look at the brackets around your exponent.",
     "score-scale-measured": "Look at how the measured variance grows with d, and write the factor from d alone, "
                             "without random numbers.",

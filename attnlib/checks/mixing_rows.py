@@ -3,7 +3,7 @@ import numpy as np
 
 import attnlib as al
 from .probes import features, rand, tokens
-from .properties import causality, count_factor, failing, keepdims_ratio, name_pattern, row_factor
+from .properties import causality, count_factor, counts_along_columns, failing, name_pattern, row_factor
 from .spec import Exercise, Probe
 
 
@@ -31,6 +31,10 @@ def every_row_over_n(n):
 
 def transposed_weights(n):
     return _rows_normalised(np.tril(np.ones((n, n)))).T
+
+
+def divided_by_column_count(n):
+    return np.tril(np.ones((n, n))) / np.arange(1, n + 1)  # (n,) lines up with the columns
 
 
 # causal_average(V) -----------------------------------------------------------------------------------------------
@@ -64,7 +68,8 @@ EXERCISES = [
                   ("mask-hides-diagonal", below_diagonal_only),
                   ("weights-not-normalised", ones_not_averaged),
                   ("normalised-by-n", every_row_over_n),
-                  ("output-transposed", transposed_weights)],
+                  ("output-transposed", transposed_weights),
+                  ("normalised-by-column", divided_by_column_count)],
         verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3",
         hint1="Row i mixes tokens 0..i equally, and gives nothing to later tokens.",
         hint2="Start from a lower-triangular matrix of ones, the diagonal included, then divide each row by "
@@ -95,6 +100,9 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
+COLUMN_COUNTS = "entry (i, j) was divided by j + 1 instead of i + 1"
+
+
 def weights_pattern(f, seen):
     """Read the mistake off the weights themselves: which columns each row uses, and by how much."""
     for _p, got, e in failing(seen):
@@ -105,8 +113,8 @@ def weights_pattern(f, seen):
         c = row_factor(got, e)
         if c is not None:
             return count_factor(c)
-        if keepdims_ratio(got, e):
-            return "keepdims-missing", "row i was divided by the sum of column i instead of row i"
+        if counts_along_columns(got, e):
+            return "normalised-by-column", COLUMN_COUNTS
     return None
 
 
@@ -115,12 +123,23 @@ def average_factor(f, seen):
         c = row_factor(got, e)
         if c is not None:
             return count_factor(c)
-        if keepdims_ratio(got, e):
-            return "keepdims-missing", "entry (i, j) was divided by j + 1 instead of i + 1"
+        if counts_along_columns(got, e):
+            return "normalised-by-column", COLUMN_COUNTS
     return None
 
 
 FINDINGS = {
     "uniform_causal_weights": [weights_pattern],
     "causal_average": [causality((rand(54, 6, 3),), {}, [0], everything="average-over-all-rows"), average_factor],
+}
+
+DIAGNOSES = {
+    "normalised-by-column": "Entry (i, j) was divided by j + 1, the count of row j, instead of by i + 1: the "
+                            "divisors, one per row, were laid along the columns. A 1-D array of counts does this, "
+                            "and so does a row sum that dropped its summed axis.",
+}
+
+NUDGES = {
+    "normalised-by-column": "Print the shape of what you divide by: one divisor per row lines up with the rows "
+                            "only as a column, of shape (n, 1).",
 }

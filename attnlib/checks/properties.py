@@ -144,18 +144,16 @@ def count_factor(c):
     return None
 
 
-def keepdims_ratio(got, expected):
-    """got[i, j] = expected[i, j] * a[i] / a[j]: a per-row normaliser that was broadcast along the columns."""
-    if got.ndim != 2 or got.shape[0] != got.shape[1]:
+def counts_along_columns(got, expected):
+    """got[i, j] = expected[i, j] * (i + 1) / (j + 1): each row should be divided by its count i + 1, and entry
+    (i, j) was divided by j + 1 instead, the count of row j laid along the columns. Only this exact ratio
+    counts: another per-column factor is some other mistake."""
+    if got.ndim != 2 or got.shape[0] != got.shape[1] or got.shape[0] < 2:
         return False
+    k = np.arange(1, len(got) + 1, dtype=float)
     with np.errstate(all="ignore"):
-        R = got / expected
-    live = np.isfinite(R) & (np.abs(expected) > 1e-12)
-    if not live[:, 0].all():
-        return False
-    a = R[:, 0]
-    predicted = a[:, None] / a[None, :]
-    return bool(np.allclose(R[live], predicted[live], rtol=1e-6)) and not np.allclose(a, 1.0)
+        predicted = expected * (k[:, None] / k[None, :])
+        return bool(np.allclose(got, predicted, rtol=1e-6, atol=1e-9, equal_nan=True))
 
 
 # ----------------------------------------------------------------------------
@@ -400,14 +398,19 @@ def precision(stressed, cancellation=None):
 
 
 def huge_scores(k, diagnosis="softmax-no-max-subtraction"):
-    """A finding: the output is finite for ordinary scores and NaN/inf once argument k is large."""
+    """A finding: the output is finite for ordinary scores and NaN/inf once argument k is large, and the size is
+    the cause: the same probes with argument k a thousand times smaller give finite values (a function whose
+    NaN has another cause, such as a row that sees no key, keeps it)."""
     def finding(f, seen):
-        bad = [o for _, o, e in seen if o.kind == "ok" and _float(o.value) is not None
+        bad = [p for p, o, e in seen if o.kind == "ok" and _float(o.value) is not None
                and not np.isfinite(_float(o.value)).all() and _finite(e)]
-        if not bad:
+        if not bad or not any(o.kind == "ok" and close(o.value, e) for _, o, e in seen):
             return None
-        fine = [o for _, o, e in seen if o.kind == "ok" and close(o.value, e)]
-        return (diagnosis, "your result is NaN/inf only on the probe with huge scores") if fine else None
+        calls = [(p.args[:k] + (p.args[k] / 1000.0,) + p.args[k + 1:], p.kwargs) for p in bad]
+        smaller = [_float(v) for v in f.many(calls)]
+        if any(v is None or not np.isfinite(v).all() for v in smaller):
+            return None
+        return diagnosis, "your result is NaN/inf only on the probe with huge scores, and finite once they are smaller"
     return finding
 
 

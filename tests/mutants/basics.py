@@ -106,6 +106,10 @@ def ucw_divide_by_n(n):
     return np.tril(np.ones((n, n))) / n
 
 
+def ucw_column_count(n):
+    return np.tril(np.ones((n, n))) / np.arange(1, n + 1)[None, :]  # divides by the column index, not the row count
+
+
 def ucw_loops(n):
     A = np.zeros((n, n))
     for i in range(n):
@@ -194,7 +198,7 @@ WRONG = {
     "values": [("tokens-deduplicated", values_unique), ("rows-from-table-not-tokens", values_from_table),
                ("projection-missing", values_returns_X)],
     "uniform_causal_weights": [("mask-hides-past", ucw_upper), ("weights-not-normalised", ucw_unnormalised),
-                               ("normalised-by-n", ucw_divide_by_n)],
+                               ("normalised-by-n", ucw_divide_by_n), ("normalised-by-column", ucw_column_count)],
     "causal_average": [("average-over-all-rows", avg_all_rows), ("weights-not-normalised", avg_cumsum_only),
                        ("off-by-one-count", avg_divide_by_i), ("average-over-columns", avg_columns)],
     "similarity": [("k-not-transposed", sim_no_transpose), ("kq-instead-of-qk", sim_kq),

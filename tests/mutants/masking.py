@@ -82,6 +82,11 @@ def sm_max_no_keepdims(S, axis=-1):
     return E / E.sum(axis=axis)
 
 
+def sm_sum_axis0(S, axis=-1):
+    E = np.exp(S - S.max(axis=-1, keepdims=True))  # the max along the rows, as it should be
+    return E / E.sum(axis=0, keepdims=True)  # the sum down the columns
+
+
 def sm_moveaxis_loop(S, axis=-1):
     T = np.moveaxis(S, axis, -1)
     out = np.empty_like(T)
@@ -263,7 +268,7 @@ WRONG = {
     "softmax": [("softmax-no-max-subtraction", sm_no_max), ("softmax-wrong-axis", sm_axis0),
                 ("softmax-whole-matrix", sm_whole), ("softmax-ignores-axis", sm_ignores_axis),
                 ("softmax-not-normalised", sm_no_division), ("mutates-input", sm_inplace),
-                ("keepdims-missing", sm_max_no_keepdims)],
+                ("keepdims-missing", sm_max_no_keepdims), ("softmax-sum-wrong-axis", sm_sum_axis0)],
     "attention_weights": [("scale-missing", aw_no_scale), ("scale-by-d", aw_scale_by_d),
                           ("mask-after-softmax", aw_mask_after), ("mask-value-zero", aw_mask_zero),
                           ("mask-multiplied", aw_mask_multiplied), ("mask-hides-diagonal", aw_hides_diagonal),

@@ -529,6 +529,38 @@ def ta_plain_exp(Q, K, V, causal=True, block=64):
     return _ta(Q, K, V, causal, block, max_trick=False)
 
 
+def _ta_walk(Q, K, V, causal, block, tiles, own_max=False):
+    """One query at a time over the key tiles `tiles(n_visible)` yields, in that order."""
+    n_q, n_k = len(Q), len(K)
+    O = np.zeros((n_q, V.shape[1]))
+    for i in range(n_q):
+        q = Q[i] / np.sqrt(Q.shape[1])
+        visible = i + n_k - n_q + 1 if causal else n_k
+        m, total, acc = -np.inf, 0.0, np.zeros(V.shape[1])
+        for b in tiles(visible):
+            s = K[b:b + block] @ q
+            s[np.arange(b, b + len(s)) >= visible] = -np.inf
+            new_m = max(m, s.max())
+            p = np.exp(s - (s.max() if own_max else new_m))
+            total = total * np.exp(m - new_m) + p.sum()
+            acc = acc * np.exp(m - new_m) + p @ V[b:b + len(s)]
+            m = new_m
+        O[i] = acc / total
+    return O
+
+
+def ta_stops_a_tile_early(Q, K, V, causal=True, block=64):
+    return _ta_walk(Q, K, V, causal, block, lambda visible: range(0, len(K) - block, block))
+
+
+def ta_tiles_last_to_first(Q, K, V, causal=True, block=64):
+    return _ta_walk(Q, K, V, causal, block, lambda visible: range((len(K) - 1) // block * block, -1, -block))
+
+
+def ta_each_tile_its_own_max(Q, K, V, causal=True, block=64):
+    return _ta_walk(Q, K, V, causal, block, lambda visible: range(0, visible, block), own_max=True)
+
+
 def ta_one_tile_per_block_of_queries(Q, K, V, causal=True, block=64):
     out = []
     for a in range(0, len(Q), block):  # only the queries are tiled: every key at once
@@ -652,7 +684,9 @@ WRONG.update({
                     ("leak-counts-own-row", fl_counts_itself), ("leak-first-row-only", fl_row_zero),
                     ("mutates-input", fl_in_place)],
     "tiled_attention": [("rescale-missing", ta_no_rescale), ("tile-mask-local", ta_local_mask),
-                        ("tile-remainder-dropped", ta_whole_tiles), ("softmax-no-max-subtraction", ta_plain_exp)],
+                        ("tile-remainder-dropped", ta_whole_tiles), ("softmax-no-max-subtraction", ta_plain_exp),
+                        ("last-key-tile-dropped", ta_stops_a_tile_early), ("masked-tile-first", ta_tiles_last_to_first),
+                        ("tile-own-max", ta_each_tile_its_own_max)],
     "split_heads": [("heads-split-mixed", sh_reshape_only), ("heads-interleaved", sh_every_nth_column),
                     ("heads-not-moved-first", sh_tokens_first)],
 })
