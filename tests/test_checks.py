@@ -605,6 +605,14 @@ def test_values_that_differ_in_several_outputs_are_said_once():
     text = fails("attention_backward", attention_backward_doubled).report.text()
     assert text.count("differ from the expected ones") == 1, text
     assert "some values of outputs 0, 1 and 2 differ from the expected ones (the grid shows output 0)" in text
+    assert "of the returned tuple is wrong" not in text  # the line above already says which outputs
+
+    def attention_backward_dk_doubled(Q, K, V, dO, causal=True, scale=True):
+        dQ, dK, dV = attention_backward_doubled(Q, K, V, dO, causal, scale)
+        return dQ / 2, dK, dV / 2  # only dK is wrong
+
+    text = fails("attention_backward", attention_backward_dk_doubled).report.text()
+    assert text.count("output 1") == 1 and "some values of output 1 differ from the expected ones" in text, text
 
 
 def _holds_floats(a):
@@ -722,4 +730,45 @@ def test_nan_only_on_the_huge_probe_is_called_an_overflow_only_when_smaller_scor
     with np.errstate(all="ignore"):
         assert huge_scores(0)(*reversed(seen_and_ask(no_max)))[0] == "softmax-no-max-subtraction"
         assert huge_scores(0)(*reversed(seen_and_ask(nan_on_three_rows))) is None
+
+
+# -- the terminal shows what its words point at ------------------------------------------------------------------
+
+def test_the_terminal_report_prints_the_grid_it_points_at():
+    report = fails("softmax", softmax_rows_over_columns).report
+    text = report.text().splitlines()
+    assert any("(see the grid)" in line for line in text)
+    S = checks.EXERCISES["softmax"].probes[0].args[0]  # probe 1, (3, 5): the grid has its 3 rows and 5 columns
+    wrong = ~np.isclose(softmax_ok(S, axis=0), softmax_ok(S), rtol=1e-5, atol=1e-5)
+    start = text.index(f"  {int(wrong.sum())} of 15 entries wrong (✗):")
+    assert text[start + 1].split() == ["0", "1", "2", "3", "4"]
+    for i in range(3):
+        assert text[start + 2 + i].split() == [str(i)] + ["✗" if w else "✓" for w in wrong[i]]
+
+
+def test_the_terminal_report_of_a_large_output_points_at_its_worst_entries():
+    def wrong_on_the_last_row(V):
+        O = np.cumsum(V, axis=0) / np.arange(1, len(V) + 1)[:, None]
+        if len(V) > 12:
+            O[-1] += 1.0
+        return O
+
+    text = fails("causal_average", wrong_on_the_last_row).report.text()
+    assert "(see the grid)" not in text and "(see the worst entries)" in text
+    assert "worst entries (index: got, expected):" in text and "    (15, 0): " in text
+
+
+def test_an_error_is_located_in_the_learners_code_not_in_numpy_or_attnlib():
+    def softmax_einsum(S, axis=-1):
+        E = np.exp(S - S.max(axis=axis, keepdims=True))
+        return np.einsum("ij,jk->ik", E, 1 / E.sum(axis=axis, keepdims=True))  # (3, 5) by (3, 1): numpy refuses
+
+    def softmax_with_a_mask(S, axis=-1):
+        M = al.causal_mask(-len(S))  # attnlib refuses a negative size
+        return softmax_ok(S + M, axis)
+
+    for fn, line, below in ((softmax_einsum, 'return np.einsum("ij,jk->ik"', 2),
+                            (softmax_with_a_mask, "M = al.causal_mask(", 1)):
+        text = fails("softmax", fn).report.text()
+        assert f"(at line {fn.__code__.co_firstlineno + below}: {line}" in text, text
 

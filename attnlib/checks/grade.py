@@ -7,7 +7,7 @@ import numpy as np
 from . import capstone, guard
 from .properties import GENERAL, Ask, first_finding
 from .registry import EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
-from .report import Report, problems
+from .report import OUTPUTS_DIFFER, Report, problems
 from .runner import FRESH_TOL, call, call_many, close, quiet, words
 
 TIME_LIMIT = 5.0  # seconds per call
@@ -103,7 +103,8 @@ def check(name, fn, time_limit=None):
         j = next((j for j, (g, x) in enumerate(zip(o.value, e)) if not close(g, x)), None)
         if j is not None:
             report.got, report.expected = o.value[j], e[j]
-            report.problems.insert(1 if detail else 0, f"output {j} of the returned tuple is wrong")
+            if not any(p.startswith(OUTPUTS_DIFFER) for p in report.problems):  # said once, not twice
+                report.problems.insert(1 if detail else 0, f"output {j} of the returned tuple is wrong")
     if ex.uses:
         report.problems.append(f"if {name} calls your own {' or '.join(ex.uses)}, make sure their checks pass "
                                "first: their mistakes show up here too")

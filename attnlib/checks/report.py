@@ -6,6 +6,7 @@ diagnosis element has class `ra-diagnosis` and `data-diagnosis="<id>"`; matrices
 are `table.ra-matrix[data-name]` with `td.ra-cell[data-value]` (`ra-neginf` for -inf).
 """
 import html
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +65,8 @@ class Report:
         lines = [f"✗ {self.name} failed {self.where()}".rstrip()]
         if self.diagnosis:
             lines.append(f"  diagnosis {self.diagnosis}: {explain(self.diagnosis)}")
-        lines += [f"  - {p}" for p in self.problems]
+        lines += [f"  - {self._pointing(p)}" for p in self.problems]
+        lines += self._comparison_text()
         if self.hints[0] or self.hint2:
             hint = f"python -m attnlib hint {_number(self.name)}"
             lines.append(f"  hints, hidden until you ask: {hint} --level 1 (the idea), --level 2 (where to look), "
@@ -93,7 +95,7 @@ class Report:
         if self.diagnosis:
             parts.append(f'<div class="ra-diagnosis" data-diagnosis="{self.diagnosis}"><b>Diagnosis '
                          f'<code>{self.diagnosis}</code></b>: {html.escape(explain(self.diagnosis))}</div>')
-        parts.append("<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in self.problems) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>{html.escape(self._pointing(p))}</li>" for p in self.problems) + "</ul>")
         parts.append(self._comparison_html())
         if not self.diagnosis:
             parts.append('<div class="ra-diagnosis" data-diagnosis="">No known mistake matches; compare your '
@@ -111,16 +113,63 @@ class Report:
             return None
         return got.astype(float), exp.astype(float)
 
+    def _shown(self):
+        """What the report shows of the values: "grid" (✓/✗ for small matrices), "worst" (the worst entries of a
+        large output) or "" (no comparison, e.g. for a result of the wrong shape)."""
+        pair = self._arrays()
+        if pair is None:
+            return ""
+        return "grid" if pair[0].ndim <= 2 and max(pair[0].shape, default=0) <= 12 else "worst"
+
+    def _pointing(self, problem):
+        """A problem whose pointer "(see the grid)" matches what is shown: the grid, the worst entries, or nothing."""
+        shown = self._shown()
+        if shown == "grid":
+            return problem
+        if shown == "worst":
+            problem = problem.replace("(see the grid)", "(see the worst entries)")
+            return re.sub(r"\(the grid shows (output \d+)\)", r"(the worst entries are those of \1)", problem)
+        return re.sub(r" \((see the grid|the grid shows output \d+)\)", "", problem)
+
+    def _labels(self, shape):
+        """Row and column labels of a 2-D grid of this shape: the probe's, when they fit, else numbers."""
+        rows = self.rows if self.rows and len(self.rows) == shape[0] else [str(i) for i in range(shape[0])]
+        cols = self.cols if self.cols and len(self.cols) == shape[1] else [str(j) for j in range(shape[1])]
+        return rows, cols
+
+    def _comparison_text(self):
+        """The terminal's version of the comparison: a ✓/✗ grid for a small result, else its worst entries."""
+        shown = self._shown()
+        if not shown:
+            return []
+        got, exp = self._arrays()
+        ok = _ok_mask(got, exp)
+        if shown == "worst":
+            lines = ["  worst entries (index: got, expected):"]
+            for k in _worst(got, exp):
+                index = tuple(int(i) for i in np.unravel_index(k, got.shape))
+                lines.append(f"    {index}: {_fmt(got.ravel()[k])}, {_fmt(exp.ravel()[k])}")
+            return lines
+        k2 = np.atleast_2d(ok)
+        rows, cols = self._labels(k2.shape)
+        first = max(map(len, rows))
+        widths = [max(1, len(c)) for c in cols]
+        lines = [f"  {int((~ok).sum())} of {ok.size} entries wrong (✗):",
+                 "    " + " " * first + "  " + " ".join(c.center(w) for c, w in zip(cols, widths))]
+        for i, r in enumerate(rows):
+            marks = " ".join(("✓" if k2[i, j] else "✗").center(w) for j, w in enumerate(widths))
+            lines.append(f"    {r.ljust(first)}  {marks}")
+        return lines
+
     def _comparison_html(self):
         pair = self._arrays()
         if pair is None:
             return ""
         got, exp = pair
         ok = _ok_mask(got, exp)
-        if got.ndim <= 2 and max(got.shape, default=0) <= 12:
+        if self._shown() == "grid":
             g2, e2, k2 = (np.atleast_2d(a) for a in (got, exp, ok))
-            rows = self.rows if self.rows and len(self.rows) == g2.shape[0] else [str(i) for i in range(g2.shape[0])]
-            cols = self.cols if self.cols and len(self.cols) == g2.shape[1] else [str(j) for j in range(g2.shape[1])]
+            rows, cols = self._labels(g2.shape)
             head = "<tr><th></th>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr>"
             body = ""
             for i, r in enumerate(rows):
@@ -131,7 +180,7 @@ class Report:
                 body += f"<tr><th>{html.escape(r)}</th>{cells}</tr>"
             return (f'<div>{int((~ok).sum())} of {ok.size} entries wrong (hover a cell for got/expected):</div>'
                     f'<table class="ra-grid">{head}{body}</table>')
-        idx = np.argsort(-np.nan_to_num(np.abs(got - exp), nan=np.inf, posinf=np.inf).ravel())[:5]
+        idx = _worst(got, exp)
         rows = "".join(f"<tr><td>{tuple(int(i) for i in np.unravel_index(k, got.shape))}</td>"
                        f"<td>{_fmt(got.ravel()[k])}</td><td>{_fmt(exp.ravel()[k])}</td></tr>" for k in idx)
         return ('<div>worst entries:</div><table class="ra-worst"><tr><th>index</th><th>got</th>'
@@ -150,6 +199,7 @@ class Report:
 # problems: plain-text findings for the failing probe, most useful first
 
 VALUES_DIFFER = "some values differ from the expected ones (see the grid)"
+OUTPUTS_DIFFER = "some values of output"  # how a finding about the outputs of a returned tuple begins
 
 
 def problems(o, e, detail=None):
@@ -188,8 +238,10 @@ def _value_problems(got, e):
                 elif p not in found:
                     found.append(p)
         if len(differ) > 1:
-            found.append(f"some values of outputs {', '.join(map(str, differ[:-1]))} and {differ[-1]} differ from the "
+            found.append(f"{OUTPUTS_DIFFER}s {', '.join(map(str, differ[:-1]))} and {differ[-1]} differ from the "
                          f"expected ones (the grid shows output {differ[0]})")
+        elif differ and not found:  # the only finding: it says which output
+            found.append(f"{OUTPUTS_DIFFER} {differ[0]} differ from the expected ones (see the grid)")
         elif differ:
             found.append(VALUES_DIFFER)
         return found
@@ -250,6 +302,12 @@ def _kind(x):
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape} and dtype {x.dtype}"
     return "None" if x is None else f"a {type(x).__name__}"
+
+
+def _worst(got, exp, k=5):
+    """Flat indices of the k entries farthest from the expected ones (NaN and inf first)."""
+    with np.errstate(invalid="ignore"):
+        return np.argsort(-np.nan_to_num(np.abs(got - exp), nan=np.inf, posinf=np.inf).ravel(), kind="stable")[:k]
 
 
 def _ok_mask(got, exp):

@@ -17,11 +17,13 @@ import copy
 import faulthandler
 import io
 import os
+import pathlib
 import pickle
 import select
 import signal
 import struct
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -62,9 +64,27 @@ class Outcome:
 # ----------------------------------------------------------------------------
 # one call, wherever it runs
 
+def _library_folders():
+    """Folders whose code is never the learner's: attnlib, numpy, the standard library and installed packages."""
+    paths = sysconfig.get_paths()
+    found = {pathlib.Path(__file__).resolve().parent.parent, pathlib.Path(np.__file__).resolve().parent}
+    found |= {pathlib.Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    return tuple(str(f) + os.sep for f in found)
+
+
+_LIBRARIES = _library_folders()
+
+
 def _learner_line(tb):
-    """The last traceback frame outside attnlib.checks: where the learner's code failed."""
-    frames = [f for f in traceback.extract_tb(tb) if "attnlib/checks" not in f.filename.replace("\\", "/")]
+    """The last traceback frame in the learner's own code (a notebook cell, their module), not in attnlib, numpy
+    or another library their code called: where their code failed. '' when no frame is theirs."""
+    def theirs(filename):
+        if filename.startswith(("<frozen ", "<__array_function__")):
+            return False
+        with contextlib.suppress(OSError, ValueError):
+            filename = os.path.realpath(filename) if os.path.isabs(filename) else filename
+        return not filename.startswith(_LIBRARIES)
+    frames = [f for f in traceback.extract_tb(tb) if theirs(f.filename)]
     if not frames:
         return ""
     f = frames[-1]
