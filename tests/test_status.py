@@ -209,3 +209,49 @@ def test_a_notebook_that_cannot_be_run_is_a_failed_row(course, tmp_path):
     results = cli.run_notebook(path)
     assert [r["name"] for r in results] == ["project_rows", "matmul_cost"]
     assert {r["status"] for r in results} == {"failed"} and "could not be run" in results[0]["text"]
+
+
+# ---------------------------------------------------------------------------
+# grading/ (make grade-pytest) reads and writes the same cache through checks.notebooks.graded
+
+@pytest.fixture
+def graded_runs(tmp_path, monkeypatch):
+    """checks.notebooks.graded with its kernel replaced: records the stems it runs, passes every check."""
+    from attnlib.checks import notebooks
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ran = []
+
+    def run(path, timeout=120):
+        ran.append(pathlib.Path(path).stem)
+        return pathlib.Path(path)
+    monkeypatch.setattr(notebooks, "run", run)
+    monkeypatch.setattr(notebooks, "outcomes", lambda path: [
+        {"name": name, "status": "passed", "diagnosis": None, "text": f"✓ {name} passed"} for name in checked(path)])
+    folder = tmp_path / "exercises"
+    folder.mkdir()
+    for stem in STEMS[:2]:
+        shutil.copy(ROOT / "exercises" / f"{stem}.ipynb", folder)
+    return notebooks.graded, folder, ran
+
+
+@pytest.mark.parametrize("content", ["[]", '{"x": 1}', '{"x": {"key": 3}}', "{", "\x00"])
+def test_grade_pytest_treats_a_malformed_cache_as_empty(graded_runs, tmp_path, content):
+    graded, folder, ran = graded_runs
+    cache = tmp_path / "cache" / "attnlib"
+    cache.mkdir(parents=True)
+    for name in ("status.json", "grades.json"):
+        (cache / name).write_text(content)
+    first = graded(folder / "01_projection.ipynb")
+    assert [r["name"] for r in first] == checked(folder / "01_projection.ipynb") and ran == ["01_projection"]
+    assert graded(folder / "01_projection.ipynb") == first and ran == ["01_projection"]  # now from the cache
+
+
+def test_grade_pytest_without_the_cache_adds_its_result_beside_the_others(graded_runs):
+    graded, folder, ran = graded_runs
+    one, two = folder / "01_projection.ipynb", folder / "02_batches.ipynb"
+    graded(one)
+    graded(two, use_cache=False)
+    kept = json.loads(workspace.grades_file().read_text())
+    assert {str(one.resolve()), str(two.resolve())} <= set(kept)  # one's result survives two's run
+    graded(one)
+    assert ran == ["01_projection", "02_batches"]  # and is still used

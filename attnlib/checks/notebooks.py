@@ -1,10 +1,7 @@
 """Exercise notebooks on disk: generate stubs, run them headless, read the check outcomes.
 
-Used by tools/make_exercises.py and the course command line (python -m attnlib).
+Used by tools/make_exercises.py, the course command line (python -m attnlib) and grading/ (make grade-pytest).
 """
-import hashlib
-import json
-import os
 import pathlib
 import re
 import subprocess
@@ -111,39 +108,17 @@ def outcomes(nb):
 
 
 # ----------------------------------------------------------------------------
-# a small cache so `status` only re-runs notebooks whose content changed
-
-def _cache_file():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "attnlib" / "grades.json"
-
-
-def _fingerprint(path):
-    """The notebook's content, the grader's source and, for a notebook that gathers functions from the others
-    (the capstone's my_functions()), every exercise notebook beside it: a change in any of them re-grades it."""
-    path = pathlib.Path(path)
-    text = path.read_bytes()
-    h = hashlib.sha256(text)
-    if b"my_functions(" in text:
-        for f in sorted(path.parent.glob("*.ipynb")):
-            h.update(f.name.encode() + f.read_bytes())
-    for f in sorted(pathlib.Path(__file__).parent.glob("*.py")):  # a new grader invalidates old results
-        h.update(f.read_bytes())
-    return h.hexdigest()
-
+# the cache of `python -m attnlib status` (attnlib.workspace), so a notebook that has not changed is not run again
 
 def graded(path, use_cache=True):
-    """outcomes(run(path)), cached by the notebook's content and the grader's source."""
-    key, cache_file = _fingerprint(path), _cache_file()
-    cache = {}
-    if use_cache and cache_file.exists():
-        try:
-            cache = json.loads(cache_file.read_text())
-        except ValueError:
-            cache = {}
-    entry = cache.get(str(pathlib.Path(path).resolve()))
-    if use_cache and entry and entry["key"] == key:
-        return entry["outcomes"]
+    """outcomes(run(path)), kept in status's cache under workspace.grade_key (the notebook's content, the notebooks
+    it gathers from, attnlib's source, the Python that runs it). An unreadable or malformed cache counts as empty;
+    a fresh result joins the other notebooks' results in the cache, even with use_cache=False."""
+    from .. import workspace
+    key, grades = workspace.grade_key(path), workspace.load_grades()
+    cached = workspace.cached_grades(grades, path, key) if use_cache else None
+    if cached is not None:
+        return cached
     try:
         result = outcomes(run(path))
     except Exception as exc:  # noqa: BLE001 - e.g. a top-level cell that never finishes, a broken file
@@ -154,10 +129,5 @@ def graded(path, use_cache=True):
         except Exception:  # noqa: BLE001 - not even valid JSON
             names = ["(notebook)"]
         return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names]
-    cache[str(pathlib.Path(path).resolve())] = {"key": key, "outcomes": result}
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        cache_file.write_text(json.dumps(cache))
-    except OSError:
-        pass  # a read-only home only costs speed
+    workspace.save_grades(grades, path, key, result)
     return result
