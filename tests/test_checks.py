@@ -772,3 +772,12 @@ def test_an_error_is_located_in_the_learners_code_not_in_numpy_or_attnlib():
         text = fails("softmax", fn).report.text()
         assert f"(at line {fn.__code__.co_firstlineno + below}: {line}" in text, text
 
+
+def test_a_check_cell_does_not_import_nbformat():
+    """my_functions (which reads notebooks with nbformat, seconds to import) loads on first use only."""
+    import subprocess
+    import sys
+    code = ("import sys, attnlib.checks; print('nbformat' in sys.modules); "
+            "from attnlib.checks import my_functions; print('nbformat' in sys.modules, my_functions.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "my_functions"]

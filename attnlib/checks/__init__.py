@@ -24,12 +24,21 @@ lesson named after its stem (projection.py ... generation_and_kv_cache.py), each
 holding its exercises next to their named mistakes; spec.py, probes.py and
 pieces.py are what those are built from; properties.py holds the property
 probes; diagnoses.py, report.py, runner.py and guard.py explain, show, safely
-call and watch for tampering.
+call and watch for tampering; collect.py gathers the learner's functions for the capstone (my_functions,
+imported on first use).
 """
-from .collect import my_functions
 from .diagnoses import DIAGNOSES
 from .grade import CheckFailed, check, hints
 from .registry import EXERCISES, NAMES
 from .report import Report
 
 __all__ = ["check", "NAMES", "CheckFailed", "Report", "DIAGNOSES", "hints", "EXERCISES", "my_functions"]
+
+
+def __getattr__(name):
+    """my_functions, imported on first use: it reads notebooks with nbformat, whose import takes seconds that
+    a check cell should not pay."""
+    if name == "my_functions":
+        from .collect import my_functions
+        return my_functions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
