@@ -232,3 +232,59 @@ def test_a_broken_attention_among_all_the_learners_ops_parts_the_loss_at_step_0(
     diagnosis, name, problems = named(mine)
     assert (diagnosis, name) == ("op-changes-loss", "attention")
     assert problems[1].startswith("with all your ops: the loss differs from step 0:"), problems
+
+
+# ---------------------------------------------------------------------------
+# what the report says is true: the tolerance it passed within, and where a generation-only difference lies
+
+def softmax_float32(S, axis=-1):
+    S = S.astype(np.float32)
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def test_a_float32_softmax_passes_within_the_stated_tolerance_not_as_equal():
+    report = check("capstone", {"softmax": softmax_float32})
+    assert report.passed and "equal to attnlib's" not in report.summary
+    runs = []
+    for ops in ({}, {"softmax": softmax_float32}):  # the capstone's runs, made again with attnlib's train()
+        t = capstone.task()
+        model = TinyLM(len(t.tokenizer), ops=ops, **capstone.MODEL)
+        runs.append(np.array(train(model, t, capstone.STEPS, lr=capstone.LR, batch_size=capstone.BATCH, seed=0,
+                                   warmup=capstone.WARMUP, progress=False)))
+    gap = np.max(np.abs(runs[1] - runs[0]) / runs[0])
+    assert 1e-12 < gap < capstone.RTOL == 1e-6 and abs(runs[1][0] - runs[0][0]) > 0  # apart from step 0 on
+    assert f"within a relative 1e-06 of attnlib's at every step (the largest gap is {gap:.0e})" in report.summary
+    exact = check("capstone", learner.ALL).summary  # float64 ops: their gap is rounding, and its digits are not shown
+    assert "within a relative 1e-06 of attnlib's at every step (the largest gap is below 1e-12)" in exact
+
+
+def embed_positions_from_the_end(tokens, tok_emb, pos_emb):
+    return tok_emb[tokens] + pos_emb[-len(tokens):]  # the last n position rows instead of the first n
+
+
+def test_training_rows_are_shorter_than_the_model_so_a_wrong_embed_parts_the_loss_at_step_0():
+    assert capstone.task().seq_len < capstone.MODEL["max_len"]
+    diagnosis, name, problems = named({"embed": embed_positions_from_the_end})
+    assert (diagnosis, name) == ("op-changes-loss", "embed")
+    assert "the loss differs from step 0" in problems[0]
+
+
+def layer_norm_one_row_unnormalised(X, g, b, eps=1e-5):
+    if len(X) == 1:  # "one row has no statistics": generation's single new token is left as it is
+        return X * g + b
+    return learner.layer_norm(X, g, b, eps)
+
+
+def test_a_difference_only_in_generation_is_pinned_on_the_op_that_makes_it():
+    diagnosis, name, problems = named({"layer_norm": layer_norm_one_row_unnormalised, "cache_step": learner.cache_step})
+    assert (diagnosis, name) == ("op-changes-generation", "layer_norm")
+    advice = problems[-1]
+    assert "your layer_norm" in advice and "10_block.ipynb" in advice and "cache_step" not in advice
+    with pytest.raises(CheckFailed) as info:
+        check("capstone", {"layer_norm": layer_norm_one_row_unnormalised})
+    hint = info.value.report.hint2
+    assert "the function the report names" in hint and "Look at the functions only generation uses" not in hint
+    with pytest.raises(CheckFailed) as info:  # the cache step is only ever called by generation
+        check("capstone", learner.WRONG["capstone"][2][1])
+    assert "training never calls your cache_step" in info.value.report.problems[-1]
