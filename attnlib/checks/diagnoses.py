@@ -127,7 +127,8 @@ DIAGNOSES = {
                                          "row sum was not multiplied by A.",
     "softmax-backward-sign": "The sign is flipped: you subtracted dA from the weighted row sum.",
     # cross-attention and the cache
-    "kv-from-wrong-sequence": "Keys and values came from X; in cross-attention they come from the other sequence, Z.",
+    "kv-from-wrong-sequence": "The keys, the values or both came from X; in cross-attention they come from the other "
+                              "sequence, Z.",
     "sources-swapped": "The queries came from Z and the keys and values from X: the two sequences swapped roles.",
     "cache-not-appended": "The new k and v were not appended to the caches before attending (or the grown caches were "
                           "not returned), so the new token cannot attend to itself.",
@@ -210,7 +211,7 @@ DIAGNOSES = {
                          "dot products.",
     "extra-residual": "This function returns the attention output alone; the block adds the residual later.",
     "gelu-gate-only": "You returned the gate (one half of one plus the tanh) without multiplying it by x.",
-    "gelu-wrong-constant": "A constant or the power inside the tanh is wrong (see the fitted values above).",
+    "gelu-wrong-constant": "A constant or the power inside the tanh is wrong (the fitted values are listed with it).",
     "wrong-row": "The logits come from another row than the last one.",
     "softmax-backward-unweighted-sum": "The subtracted sum does not weight dA by A.",
     "cache-row-dropped": "The newest cache row was left out: the cache already holds the current token.",
