@@ -71,16 +71,9 @@ def _report_sync(copies, args):
 
 
 def run_notebook(path):
-    """The check outcomes of one run of the notebook in a fresh kernel (checks.notebooks). A notebook that cannot
-    run at all (a top-level cell that never ends, a broken file) gives a failed row per check, never an error."""
+    """The check outcomes of one run of the notebook in a fresh kernel (checks.notebooks.run_outcomes)."""
     from .checks import notebooks as nbs  # nbformat and nbclient take seconds to import: only when a kernel runs
-    try:
-        return nbs.outcomes(nbs.run(path))
-    except Exception as exc:  # noqa: BLE001 - whatever stops the run is reported in the table
-        why = "timeout" if "Timeout" in type(exc).__name__ else "raised-error"
-        text = f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:300]}"
-        names = lesson(pathlib.Path(path).stem).exercises or ("(notebook)",)
-        return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names]
+    return nbs.run_outcomes(path)
 
 
 def _summary(results):

@@ -26,6 +26,7 @@ is run again only when it, the notebooks it reads or attnlib itself changed. A c
 that cannot be read, or holds anything but well-formed results, counts as empty.
 """
 import datetime
+import functools
 import hashlib
 import json
 import os
@@ -246,11 +247,18 @@ def grade_key(path):
     if GATHERS.encode() in text:
         for f in sorted(path.parent.glob("*.ipynb")):
             h.update(f.name.encode() + b"\0" + f.read_bytes())
-    package = pathlib.Path(__file__).resolve().parent
-    for f in sorted(package.rglob("*.py")):
-        h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())
+    h.update(_package_fingerprint().encode())
     switches = [os.environ.get(k, "") for k in ("ATTNLIB_STRICT", "NBGRADER_EXECUTION")]
     h.update(json.dumps([sys.executable, sys.version, np.__version__, switches]).encode())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _package_fingerprint():
+    """attnlib's source, hashed once per process (status asks for it once per notebook)."""
+    package, h = pathlib.Path(__file__).resolve().parent, hashlib.sha256()
+    for f in sorted(package.rglob("*.py")):
+        h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
 
 

@@ -50,6 +50,11 @@ def plain_block(X, p, n_heads, causal=True, norm=True):
     return Y + plain_gelu(ln(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
 
 
+def spread(Z):
+    """How far the rows of Z sit from their mean, relative to their size: 0 when every token carries the same vector."""
+    return np.linalg.norm(Z - Z.mean(axis=0), axis=1).mean() / np.linalg.norm(Z, axis=1).mean()
+
+
 def random_block(d_model, rng):
     W = lambda d_in, d_out: rng.normal(0.0, 1.0 / math.sqrt(d_in), (d_in, d_out))
     return dict(ln1_g=np.ones(d_model), ln1_b=np.zeros(d_model), ln2_g=np.ones(d_model), ln2_b=np.zeros(d_model),
@@ -229,9 +234,6 @@ def test_10_deep_stacks_fade_explode_or_stay_in_range():
     blocks = [random_block(32, rng) for _ in range(48)]
     X = rng.uniform(-0.5, 0.5, (6, 32))
 
-    def spread(Z):
-        return np.linalg.norm(Z - Z.mean(axis=0), axis=1).mean() / np.linalg.norm(Z, axis=1).mean()
-
     plain, resid, preln = X, X, X
     signals = {"resid": [], "preln": []}
     for p in blocks:
@@ -269,9 +271,6 @@ def test_10_post_ln_pins_the_signal_but_shrinks_the_shortcut_and_blurs_the_token
     rng = np.random.default_rng(26)
     blocks = [random_block(32, rng) for _ in range(48)]
     X = rng.uniform(-0.5, 0.5, (6, 32))
-
-    def spread(Z):
-        return np.linalg.norm(Z - Z.mean(axis=0), axis=1).mean() / np.linalg.norm(Z, axis=1).mean()
 
     Z, carried, pre = X, np.ones(6), X
     for p in blocks:

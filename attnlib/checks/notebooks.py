@@ -8,6 +8,8 @@ import subprocess
 
 import nbformat
 
+from ..course import lesson
+
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
 STUB = ('{0}# YOUR CODE HERE (numpy only), then run the check cell below\n'
         '{0}raise NotImplementedError("not attempted yet")')
@@ -110,8 +112,26 @@ def outcomes(nb):
 # ----------------------------------------------------------------------------
 # the cache of `python -m attnlib status` (attnlib.workspace), so a notebook that has not changed is not run again
 
+def run_outcomes(path):
+    """outcomes(run(path)); a notebook that cannot run at all (a top-level cell that never ends, a broken file)
+    gives a failed row per check it holds (else per exercise of its lesson), never an error."""
+    try:
+        return outcomes(run(path))
+    except Exception as exc:  # noqa: BLE001 - whatever stops the run is reported in the table
+        why = "timeout" if "Timeout" in type(exc).__name__ else "raised-error"
+        text = f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:300]}"
+        try:
+            names = checked_names(nbformat.read(path, as_version=4))
+        except Exception:  # noqa: BLE001 - not even valid JSON
+            try:
+                names = list(lesson(pathlib.Path(path).stem).exercises)
+            except ValueError:
+                names = []
+        return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names or ["(notebook)"]]
+
+
 def graded(path, use_cache=True):
-    """outcomes(run(path)), kept in status's cache under workspace.grade_key (the notebook's content, the notebooks
+    """run_outcomes(path), kept in status's cache under workspace.grade_key (the notebook's content, the notebooks
     it gathers from, attnlib's source, the Python that runs it). An unreadable or malformed cache counts as empty;
     a fresh result joins the other notebooks' results in the cache, even with use_cache=False."""
     from .. import workspace
@@ -119,15 +139,6 @@ def graded(path, use_cache=True):
     cached = workspace.cached_grades(grades, path, key) if use_cache else None
     if cached is not None:
         return cached
-    try:
-        result = outcomes(run(path))
-    except Exception as exc:  # noqa: BLE001 - e.g. a top-level cell that never finishes, a broken file
-        why = "timeout" if "Timeout" in type(exc).__name__ else "raised-error"
-        text = f"the notebook could not be run: {type(exc).__name__}: {str(exc)[:300]}"
-        try:
-            names = checked_names(nbformat.read(path, as_version=4))
-        except Exception:  # noqa: BLE001 - not even valid JSON
-            names = ["(notebook)"]
-        return [{"name": n, "status": "failed", "diagnosis": why, "text": text} for n in names]
-    workspace.save_grades(grades, path, key, result)
+    result = run_outcomes(path)
+    workspace.save_grades(grades, path, key, result)  # as status keeps them: a change to the notebook re-runs it
     return result
