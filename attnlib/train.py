@@ -59,7 +59,7 @@ def lr_at(step, steps, lr, warmup=0):
 
 
 def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, clip=1.0, warmup=20,
-          rule_only=False, progress=True, plot=False, plot_every=25, threads=1):
+          rule_only=False, progress=True, plot=False, plot_every=25, threads=1, stop=None):
     """Train `model` in place with AdamW; return the list of training losses, one per step.
 
     task: a data task (with .batch(batch_size, rng)), a callable rng -> (tokens, targets[, mask]),
@@ -67,6 +67,8 @@ def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, 
     task's rule determines (mask). progress shows a tqdm bar (on stdout; in Jupyter
     the notebook bar); plot=True redraws a loss curve every plot_every steps.
     threads: BLAS threads while training (None leaves numpy's setting alone).
+    stop: end after this many steps (default: steps), the learning rate still following the
+    `steps`-step schedule, so that a shortened run is exactly the start of the full one.
     Hyper-parameters: AdamW (lr, weight_decay), global-norm clip, warm-up then cosine decay.
     """
     if not isinstance(model, TinyLM):
@@ -81,24 +83,27 @@ def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, 
     warmup, plot_every = non_negative_int("warmup", warmup), positive_int("plot_every", plot_every)
     rule_only, progress, plot = boolean("rule_only", rule_only), boolean("progress", progress), boolean("plot", plot)
     threads = None if threads is None else positive_int("threads", threads)
+    stop = steps if stop is None else positive_int("stop", stop)
+    if stop > steps:
+        raise ValueError(f"stop must be at most steps={steps}, got {stop}")
     with (blas_threads(threads) if threads else contextlib.nullcontext()):
         return _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only,
-                      progress, plot, plot_every)
+                      progress, plot, plot_every, stop)
 
 
 def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only, progress, plot,
-           plot_every):
+           plot_every, stop):
     rng = np.random.default_rng(seed)
     optimizer = Adam(model.params, lr=lr, weight_decay=weight_decay, clip=clip)
     history = []
     from tqdm.auto import tqdm
-    bar = tqdm(range(steps), file=sys.stdout, disable=not progress, desc="training", leave=True)
+    bar = tqdm(range(stop), file=sys.stdout, disable=not progress, desc="training", leave=True)
     plotter = _LivePlot() if plot else None
     batches = _batches(task, batch_size, rng)
     for step in bar:
         batch = next(batches, None)
         if batch is None:
-            raise ValueError(f"task ran out of batches after {step} of {steps} steps")
+            raise ValueError(f"task ran out of batches after {step} of {stop} steps")
         if not isinstance(batch, tuple) or len(batch) not in (2, 3) or (rule_only and len(batch) != 3):
             wanted = "(tokens, targets, mask)" if rule_only else "(tokens, targets) or (tokens, targets, mask)"
             raise ValueError(f"task must give batches {wanted}, got {type(batch).__name__} at step {step}")
@@ -108,9 +113,9 @@ def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup,
         loss, grads = model.loss_and_grads(tokens, targets)
         optimizer.step(grads, lr=lr_at(step, steps, lr, warmup))
         history.append(loss)
-        if progress and (step % 10 == 0 or step == steps - 1):
+        if progress and (step % 10 == 0 or step == stop - 1):
             bar.set_postfix(loss=f"{loss:.3f}")
-        if plotter and (step % plot_every == 0 or step == steps - 1):
+        if plotter and (step % plot_every == 0 or step == stop - 1):
             plotter.update(history)
     bar.close()
     if plotter:

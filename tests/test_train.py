@@ -110,3 +110,20 @@ def test_bidirectional_beats_causal_on_fill_in_the_blank():
 def test_unknown_preset():
     with pytest.raises(ValueError, match="unknown preset 'nope'"):
         train_task("nope")
+
+
+def test_stop_ends_the_run_early_on_the_full_runs_schedule():
+    """A run stopped after 6 of 12 steps is the start of the 12-step run; a 6-step run has its own schedule."""
+    from attnlib.data import SentenceTask
+
+    def losses(steps, stop=None):
+        task = SentenceTask(seq_len=8)
+        model = TinyLM(len(task.tokenizer), d_model=8, n_heads=2, n_layers=1, max_len=8, seed=0)
+        return train(model, task, steps, lr=1e-2, batch_size=4, warmup=2, progress=False,
+                     stop=stop)
+
+    full, stopped, short = losses(12), losses(12, stop=6), losses(6)
+    assert len(stopped) == 6 and stopped == full[:6]
+    assert short[:3] == full[:3] and short[5] != full[5]  # after the warm-up the 6-step schedule decays sooner
+    with pytest.raises(ValueError, match="stop must be at most steps=12"):
+        losses(12, stop=13)

@@ -21,8 +21,7 @@ from ..course import lesson
 from ..data import SentenceTask
 from ..model import TinyLM
 from ..ops import OPS, check_ops
-from ..optim import Adam
-from ..train import blas_threads, lr_at
+from ..train import train
 from .report import Report
 from .runner import call
 
@@ -72,19 +71,10 @@ def task():
 
 
 def train_steps(model, stop=STEPS):
-    """The losses of attnlib.train.train(model, task(), STEPS, lr=LR, batch_size=BATCH, seed=0, warmup=WARMUP),
-    step for step, but stopping after `stop` steps: the learning rate still follows the STEPS-step schedule, so
-    a short run is the beginning of the full one."""
-    t, rng = task(), np.random.default_rng(0)
-    optimizer = Adam(model.params, lr=LR)
-    losses = []
-    with blas_threads(1):
-        for step in range(stop):
-            tokens, targets, _ = t.batch(BATCH, rng)
-            loss, grads = model.loss_and_grads(tokens, targets)
-            optimizer.step(grads, lr=lr_at(step, STEPS, LR, WARMUP))
-            losses.append(loss)
-    return np.array(losses)
+    """The losses of attnlib.train.train(model, task(), STEPS, ...), stopping after `stop` steps: the learning
+    rate still follows the STEPS-step schedule, so a short run is the beginning of the full one."""
+    return np.array(train(model, task(), STEPS, lr=LR, batch_size=BATCH, seed=0, warmup=WARMUP, progress=False,
+                          stop=stop))
 
 
 def counted(ops):
