@@ -24,6 +24,8 @@ raises a ValueError whose message names the argument at fault (and its shape):
 Each helper below is one check; a public function calls a few of them and then
 reads as its equation.
 """
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -180,3 +182,107 @@ def check_finite_product(R, expr, **inputs):
     if np.isfinite(R).all():
         return R
     raise overflow_error(expr, np.asarray(R).dtype, **inputs)
+
+
+# ----------------------------------------------------------------------------
+# declared contracts: @contract(...) states a public function's input once, beside it
+
+PUBLIC = {}  # every public name, in the order its module is imported: attnlib.__all__ is built from it
+
+
+class Array:
+    """An argument that is a real float array.
+
+    Array("n", "d") names its axes: an axis name shared by two arguments must have the same
+    size in both, and a mismatch names both arguments and their shapes. An axis named None
+    is only counted (a relation checks it); Array() takes any rank.
+    allow: None (all finite), "-inf" (the mask) or "inf" (both infinities); NaN is always refused.
+    """
+
+    def __init__(self, *dims, allow=None, empty=False, optional=False, what=None):
+        self.dims, self.allow, self.empty, self.optional = dims, allow, empty, optional
+        self.what = what or (f"({', '.join(map(str, dims))}{',' if len(dims) == 1 else ''})" if dims else "(any shape)")
+
+    def __call__(self, name, value):
+        if value is None and self.optional:
+            return None
+        return as_float_array(name, value, len(self.dims) if self.dims else None, self.what, self.allow, self.empty)
+
+
+def _mismatch(dim, first, second):
+    """The message for axis `dim` of two arguments, each (name, axis, shape), whose sizes differ."""
+    (a, i, sa), (b, j, sb) = first, second
+    if i == len(sa) - 1 and j == 0 and len(sb) == 2:  # the inner size of a @ b
+        return f"{b} expects {sb[0]} input features, {a} rows have {sa[-1]} ({a} {sa} @ {b} {sb})"
+    if i == 0 and j == 0 and len(sa) == len(sb) == 2:
+        return f"{a} has {sa[0]} rows but {b} has {sb[0]} ({a} {sa}, {b} {sb})"
+    return f"{a} has {dim}={sa[i]} but {b} has {dim}={sb[j]} ({a} {sa}, {b} {sb})"
+
+
+def match_dims(specs, args):
+    """Raise if two Array arguments give one named axis two sizes; return {axis name: size}."""
+    sizes = {}
+    for name, spec in specs.items():
+        if not isinstance(spec, Array) or args[name] is None:
+            continue
+        shape = args[name].shape
+        for axis, dim in enumerate(spec.dims):
+            if dim is None:  # an axis checked by a relation instead
+                continue
+            if dim in sizes and sizes[dim][0] != shape[axis]:
+                raise ValueError(_mismatch(dim, sizes[dim][1], (name, axis, shape)))
+            sizes.setdefault(dim, (shape[axis], (name, axis, shape)))
+    return {dim: size for dim, (size, _) in sizes.items()}
+
+
+def contract(*relations, finite="", public=True, **specs):
+    """Declare a function's input: each keyword names an argument and its check; the body reads as its equation.
+
+    A check is Array(...) or any callable (name, value) -> value (positive_int, boolean, ...).
+    relations: callables (args, dims) run after every argument is checked, for rules between
+    arguments (n_q <= n_k, n_heads divides the width); args is the dict of checked arguments
+    and a relation may replace an entry. The body runs with every argument checked and
+    converted, under np.errstate(over, invalid, divide = "ignore"). finite: an expression
+    naming the result; if it is not finite (finite inputs overflowed somewhere), a ValueError
+    names it and the arrays given. finite may also be a callable (args, result) that raises
+    a more precise error; finite=None leaves the result unchecked.
+    """
+    def decorate(fn):
+        signature = inspect.signature(fn)
+        unknown = set(specs) - set(signature.parameters)
+        assert not unknown, f"{fn.__name__}: no parameters {unknown}"
+
+        @functools.wraps(fn)
+        def checked(*given, **kwgiven):
+            bound = signature.bind(*given, **kwgiven)
+            bound.apply_defaults()
+            args = bound.arguments
+            for name, check in specs.items():
+                args[name] = check(name, args[name])
+            dims = match_dims(specs, args)
+            for relation in relations:
+                relation(args, dims)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                result = fn(**args)
+            if finite is None:
+                return result
+            if callable(finite):
+                with np.errstate(over="ignore", invalid="ignore"):
+                    finite(args, result)
+                return result
+            arrays = {n: args[n] for n, s in specs.items() if isinstance(s, Array) and args[n] is not None}
+            for R in result if isinstance(result, tuple) else (result,):
+                check_finite_product(R, finite or fn.__name__, **arrays)
+            return result
+
+        checked.contract = specs
+        if public:
+            PUBLIC[fn.__name__] = checked
+        return checked
+    return decorate
+
+
+def public(obj):
+    """Mark a class (or a function with its own checks) as a public name of attnlib."""
+    PUBLIC[obj.__name__] = obj
+    return obj

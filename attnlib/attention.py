@@ -1,158 +1,86 @@
-"""Notebooks 05-07, 09 and 14: scores, single-head and multi-head attention.
+"""Notebooks 05-07, 09, 11 and 14: scores, single-head and multi-head attention, and their backward pass.
 
     S = Q K^T / sqrt(d)          scores, one dot product per (query, key) pair
     A = softmax(S + mask)        weights: each row sums to 1, the future gets 0
     O = A V                      each output row is a mixture of V's rows
 
-`tiled_attention` computes the same O block by block with an online softmax, so
-the full (n, n) score matrix is never built.
+One kernel, `attention_forward`, computes O on stacked arrays (batch and heads as
+leading axes) and keeps what `attention_grads` needs to run it backwards; every
+public function here is that kernel behind a declared contract. `tiled_attention`
+computes the same O block by block with an online softmax, so the full (n, n)
+score matrix is never built.
 """
 import math
+from collections import namedtuple
 
 import numpy as np
 
-from ._validate import as_float_array, boolean, check_finite_product, check_inner, check_size, positive_int
-from .mixing import exp_and_sum, future_keys, mask_future
+from ._validate import Array, boolean, check_finite_product, check_size, contract, overflow_error, positive_int
+from .mixing import exp_and_sum, future_keys, mask_future, softmax_grad
+from .projection import weight_grad
+
+Op = namedtuple("Op", "forward backward")  # forward(...) -> (out, cache); backward(d_out, cache) -> d_inputs
+BLOCK = 128  # causal queries taken this many rows at a time by the public functions: S is never (n, n)
 
 
 # ----------------------------------------------------------------------------
-# input checks
+# the kernel, on arrays whose last two axes are (tokens, features); no checks
 
-def _check_qk(Q, K):
-    Q = as_float_array("Q", Q, 2, "(n_q, d)")
-    K = as_float_array("K", K, 2, "(n_k, d)")
-    if Q.shape[1] != K.shape[1]:
-        raise ValueError(f"Q has d={Q.shape[1]} but K has d={K.shape[1]} (Q {Q.shape}, K {K.shape})")
-    return Q, K
+def weights_forward(Q, K, causal=True, scale=True):
+    """A (..., n_q, n_k) = softmax(Q K^T s + mask) with s = 1/sqrt(d) (or 1), and s.
 
-
-def _check_qkv(Q, K, V, causal):
-    Q, K = _check_qk(Q, K)
-    V = as_float_array("V", V, 2, "(n_k, d_v)")
-    if V.shape[0] != K.shape[0]:
-        raise ValueError(f"K has {K.shape[0]} rows but V has {V.shape[0]}; each key needs one value row "
-                         f"(K {K.shape}, V {V.shape})")
-    _check_causal_lengths(Q, K, causal)
-    return Q, K, V
-
-
-def _check_causal_lengths(Q, K, causal):
-    if causal and Q.shape[0] > K.shape[0]:
-        raise ValueError(f"causal attention needs n_q <= n_k (the queries are the last n_q positions), "
-                         f"got Q {Q.shape} and K {K.shape}")
-
-
-def _finite_output(O, Q, K, V, scale):
-    """Return O if finite; else name the product that overflowed (run only when something did)."""
-    if np.isfinite(O).all():
-        return O
-    with np.errstate(over="ignore", invalid="ignore"):
-        S = (Q * (1.0 / math.sqrt(Q.shape[1]) if scale else Q)) @ K.T  # (n_q, n_k)
-    check_finite_product(S, "Q @ K.T", Q=Q, K=K)
-    return check_finite_product(O, "the weighted sum of V's rows", V=V)
-
-
-# ----------------------------------------------------------------------------
-# the core, on arrays whose last two axes are (tokens, features); no checks
-
-def masked_scores(Q, K, causal, scale):
-    """S (..., n_q, n_k) = Q K^T (/ sqrt(d)), with -inf on the future if causal."""
-    if scale:
-        Q = Q * (1.0 / math.sqrt(Q.shape[-1]))  # scaling Q costs n*d, scaling S would cost n*n
-    S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
-    return mask_future(S) if causal else S
-
-
-def attend(Q, K, V, causal=True, scale=True, block=128):
-    """Attention on stacked arrays, no input checks: (..., n_q, d) -> (..., n_q, d_v).
-
-    Used by multi-head attention and the model, where the heads (and the batch)
-    are leading axes. Two savings that change no result:
-    - normalise after the product (divide O, not A): n*d_v divisions, not n^2;
-    - with the causal mask, take the queries `block` rows at a time and give each
-      block only the keys it can see, so the masked half of S is never computed.
+    Q (..., n_q, d), K (..., n_k, d). With causal=True and n_q < n_k the queries are the
+    last n_q positions (new tokens against a cache).
     """
+    s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0  # a Python float keeps float32 float32
+    S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
+    S *= s
+    if causal:
+        mask_future(S)
+    A, Z = exp_and_sum(S)  # softmax, in place on S
+    A /= Z
+    return A, s
+
+
+def attention_forward(Q, K, V, causal=True, scale=True):
+    """O (..., n_q, d_v) = A V for V (..., n_k, d_v), and the cache attention_grads reads."""
+    A, s = weights_forward(Q, K, causal, scale)
+    return A @ V, (Q, K, V, A, s)
+
+
+def attention_grads(dO, cache):
+    """dO (..., n_q, d_v) -> dQ, dK, dV: the forward's three products, mirrored.
+
+    Masked entries have A = 0, so the softmax backward gives them zero gradient.
+    """
+    Q, K, V, A, s = cache
+    dV = np.swapaxes(A, -1, -2) @ dO  # (..., n_k, d_v)
+    dS = softmax_grad(A, dO @ np.swapaxes(V, -1, -2))  # (..., n_q, n_k)
+    dS *= s
+    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV  # dQ (..., n_q, d), dK (..., n_k, d), dV
+
+
+ATTENTION = Op(attention_forward, attention_grads)
+
+
+def attend(Q, K, V, causal=True, scale=True):
+    """O of attention_forward without its cache; causal queries BLOCK rows at a time, each block seeing only
+    the keys it may (the masked half of S is never computed)."""
     n_q, n_k = Q.shape[-2], K.shape[-2]
-    if not causal or n_q <= block:
-        E, Z = exp_and_sum(masked_scores(Q, K, causal, scale))
-        return (E @ V) / Z  # (..., n_q, d_v)
+    if not causal or n_q <= BLOCK:
+        return attention_forward(Q, K, V, causal, scale)[0]
     O = np.empty(Q.shape[:-1] + V.shape[-1:], dtype=np.result_type(Q, K, V))  # (..., n_q, d_v)
-    for q0 in range(0, n_q, block):
-        q1 = min(q0 + block, n_q)
+    for q0 in range(0, n_q, BLOCK):
+        q1 = min(q0 + BLOCK, n_q)
         seen = n_k - n_q + q1  # keys visible to the last query of this block
-        O[..., q0:q1, :] = attend(Q[..., q0:q1, :], K[..., :seen, :], V[..., :seen, :], causal, scale)
+        O[..., q0:q1, :] = attention_forward(Q[..., q0:q1, :], K[..., :seen, :], V[..., :seen, :], causal, scale)[0]
     return O
 
 
-# ----------------------------------------------------------------------------
-# public API
-
-def similarity(Q, K):
-    """Raw scores Q (n_q, d) @ K^T (d, n_k) -> (n_q, n_k): every pairwise dot product."""
-    Q, K = _check_qk(Q, K)
-    check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
-    with np.errstate(over="ignore", invalid="ignore"):
-        S = Q @ K.T  # (n_q, n_k)
-    return check_finite_product(S, "Q @ K.T", Q=Q, K=K)
-
-
-def attention_weights(Q, K, causal=True, scale=True):
-    """A (n_q, n_k) = softmax(Q K^T / sqrt(d) + mask), rows sum to 1.
-
-    With causal=True and n_q < n_k the queries are the last n_q positions (as with
-    a KV cache): query i may look at keys 0 .. n_k - n_q + i.
-    """
-    Q, K = _check_qk(Q, K)
-    causal, scale = boolean("causal", causal), boolean("scale", scale)
-    _check_causal_lengths(Q, K, causal)
-    check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
-    with np.errstate(over="ignore", invalid="ignore"):
-        E, Z = exp_and_sum(masked_scores(Q, K, causal, scale))
-        A = E / Z  # (n_q, n_k)
-    return check_finite_product(A, "Q @ K.T", Q=Q, K=K)
-
-
-def attention(Q, K, V, causal=True, scale=True):
-    """O (n_q, d_v) = attention_weights(Q, K) @ V: each row mixes the rows of V."""
-    Q, K, V = _check_qkv(Q, K, V, boolean("causal", causal))
-    scale = boolean("scale", scale)
-    if not causal:  # causal attention takes the queries in blocks, never holding all of S
-        check_size("Q and K", (Q.shape[0], K.shape[0]), np.result_type(Q, K))
-    with np.errstate(over="ignore", invalid="ignore"):
-        O = attend(Q, K, V, causal, scale)  # (n_q, d_v)
-    return _finite_output(O, Q, K, V, scale)
-
-
-def self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
-    """One attention head on X (n, d_model): Q, K, V = X Wq, X Wk, X Wv.
-
-    Wq, Wk (d_model, d_head); Wv (d_model, d_v); optional Wo (d_v, d_out).
-    Returns (n, d_v), or (n, d_out) with Wo.
-    """
-    X = as_float_array("X", X, 2, "(n, d_model)")
-    causal = boolean("causal", causal)
-    Ws = {"Wq": Wq, "Wk": Wk, "Wv": Wv}
-    for name in Ws:
-        Ws[name] = as_float_array(name, Ws[name], 2, "(d_model, d_head)")
-        check_inner("X", X.shape, name, Ws[name].shape)
-    if Ws["Wq"].shape[1] != Ws["Wk"].shape[1]:
-        raise ValueError(f"Wq and Wk must give the same d_head, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
-    if Wo is not None:
-        Ws["Wo"] = as_float_array("Wo", Wo, 2, "(d_v, d_out)")
-        check_inner("O", (X.shape[0], Ws["Wv"].shape[1]), "Wo", Ws["Wo"].shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Q, K, V = X @ Ws["Wq"], X @ Ws["Wk"], X @ Ws["Wv"]  # (n, d_head), (n, d_head), (n, d_v)
-        O = attend(Q, K, V, causal)  # (n, d_v)
-        if Wo is not None:
-            O = O @ Ws["Wo"]  # (n, d_out)
-    return check_finite_product(O, "self_attention", X=X, **Ws)
-
-
 def split_heads(M, n_heads):
-    """(n, n_heads * d_head) -> (n_heads, n, d_head): head h takes columns h*d_head:(h+1)*d_head."""
-    n, width = M.shape[-2:]
-    M = M.reshape(*M.shape[:-1], n_heads, width // n_heads)  # (..., n, n_heads, d_head)
-    return np.swapaxes(M, -3, -2)  # (..., n_heads, n, d_head)
+    """(..., n, n_heads * d_head) -> (..., n_heads, n, d_head): head h takes columns h*d_head:(h+1)*d_head."""
+    M = M.reshape(*M.shape[:-1], n_heads, M.shape[-1] // n_heads)  # (..., n, n_heads, d_head)
+    return np.swapaxes(M, -3, -2)
 
 
 def merge_heads(O):
@@ -161,35 +89,162 @@ def merge_heads(O):
     return O.reshape(*O.shape[:-2], -1)
 
 
+def mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None):
+    """Multi-head attention on X (..., T, d_model) -> (..., T, d_model), and its cache.
+
+    attention: the kernel, an Op. step: for generation, a callable (Q, K, V, scale) -> O that
+    adds the new rows' K and V to a cache and attends over all of it (no backward then).
+    """
+    Q = split_heads(X @ Wq, n_heads)  # (..., n_heads, T, d_head)
+    K = split_heads(X @ Wk, n_heads)  # (..., n_heads, T, d_head)
+    V = split_heads(X @ Wv, n_heads)  # (..., n_heads, T, d_v)
+    O, att = attention.forward(Q, K, V, causal, scale) if step is None else (step(Q, K, V, scale), None)
+    M = merge_heads(O)  # (..., T, n_heads * d_v)
+    return M @ Wo, (X, Wq, Wk, Wv, Wo, n_heads, M, attention, att)
+
+
+def mha_grads(dY, cache):
+    """dY (..., T, d_model) -> dX, dWq, dWk, dWv, dWo."""
+    X, Wq, Wk, Wv, Wo, n_heads, M, attention, att = cache
+    dM = dY @ Wo.T  # (..., T, n_heads * d_v)
+    dQ, dK, dV = attention.backward(split_heads(dM, n_heads), att)
+    dQ, dK, dV = merge_heads(dQ), merge_heads(dK), merge_heads(dV)  # (..., T, n_heads * d_head) each
+    dX = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T  # (..., T, d_model)
+    return dX, weight_grad(X, dQ), weight_grad(X, dK), weight_grad(X, dV), weight_grad(M, dY)
+
+
+MULTI_HEAD_ATTENTION = Op(mha_forward, mha_grads)
+
+
+# ----------------------------------------------------------------------------
+# declared contracts
+
+def causal_lengths(args, dims):
+    """Causal attention needs n_q <= n_k: the queries are the last n_q positions."""
+    if args.get("causal", True) and dims["n_q"] > dims["n_k"]:
+        raise ValueError(f"causal attention needs n_q <= n_k (the queries are the last n_q positions), "
+                         f"got Q {args['Q'].shape} and K {args['K'].shape}")
+
+
+def all_scores(args, dims):
+    """S (n_q, n_k) is held whole: refuse a size that cannot be allocated."""
+    check_size("Q and K", (dims["n_q"], dims["n_k"]), np.result_type(args["Q"], args["K"]))
+
+
+def unmasked_scores(args, dims):
+    """Causal attention takes the queries in blocks, never holding all of S; without the mask it does."""
+    if not args["causal"]:
+        all_scores(args, dims)
+
+
+def overflow(args, O):
+    """Raise if O is not finite, naming the scores when they overflowed, else the weighted sum."""
+    if np.isfinite(O).all():
+        return
+    Q, K = args["Q"], args["K"]
+    S = (Q * (1.0 / math.sqrt(Q.shape[1]) if args.get("scale", True) else Q)) @ K.T  # (n_q, n_k)
+    check_finite_product(S, "Q @ K.T", Q=Q, K=K)
+    check_finite_product(O, "the weighted sum of V's rows", V=args["V"])
+
+
+QK = dict(Q=Array("n_q", "d"), K=Array("n_k", "d"))
+QKV = dict(QK, V=Array("n_k", "d_v"), causal=boolean)
+
+
+@contract(all_scores, finite="Q @ K.T", **QK)
+def similarity(Q, K):
+    """Raw scores Q (n_q, d) @ K^T (d, n_k) -> (n_q, n_k): every pairwise dot product."""
+    return Q @ K.T  # (n_q, n_k)
+
+
+@contract(causal_lengths, all_scores, causal=boolean, scale=boolean, finite="Q @ K.T", **QK)
+def attention_weights(Q, K, causal=True, scale=True):
+    """A (n_q, n_k) = softmax(Q K^T / sqrt(d) + mask), rows sum to 1.
+
+    With causal=True and n_q < n_k the queries are the last n_q positions (as with
+    a KV cache): query i may look at keys 0 .. n_k - n_q + i.
+    """
+    return weights_forward(Q, K, causal, scale)[0]  # (n_q, n_k)
+
+
+@contract(causal_lengths, unmasked_scores, scale=boolean, finite=overflow, **QKV)
+def attention(Q, K, V, causal=True, scale=True):
+    """O (n_q, d_v) = attention_weights(Q, K) @ V: each row mixes the rows of V."""
+    return attend(Q, K, V, causal, scale)  # (n_q, d_v)
+
+
+def output_shaped(args, dims):
+    """dO is the gradient of O: one row per query, one column per value feature."""
+    want = (dims["n_q"], dims["d_v"])
+    if args["dO"].shape != want:
+        raise ValueError(f"dO must have the shape of the output O, {want}, got dO {args['dO'].shape} "
+                         f"(Q {args['Q'].shape}, V {args['V'].shape})")
+
+
+def grads_overflow(args, grads):
+    """Name the scores if they overflowed, else the backward pass."""
+    if all(np.isfinite(G).all() for G in grads):
+        return
+    Q, K = args["Q"], args["K"]
+    check_finite_product(Q @ K.T, "Q @ K.T", Q=Q, K=K)
+    raise overflow_error("the backward pass", np.result_type(*grads), dO=args["dO"], V=args["V"], Q=Q, K=K)
+
+
+@contract(causal_lengths, output_shaped, all_scores, scale=boolean, dO=Array(None, None, what="(n_q, d_v)"),
+          finite=grads_overflow, **QKV)
+def attention_backward(Q, K, V, dO, causal=True, scale=True):
+    """The gradients of sum(O * dO) for O = attention(Q, K, V, causal, scale).
+
+    Q (n_q, d), K (n_k, d), V (n_k, d_v), dO (n_q, d_v). Returns (dQ (n_q, d),
+    dK (n_k, d), dV (n_k, d_v)). With A = softmax(Q K^T s + mask), s = 1/sqrt(d) if scale:
+    dV = A^T dO, dS = softmax_backward(A, dO V^T) * s, dQ = dS K, dK = dS^T Q. Masked
+    entries have A = 0 and get no gradient. With causal=True and n_q < n_k the queries
+    are the last n_q positions, as in attention.
+    """
+    return attention_grads(dO, attention_forward(Q, K, V, causal, scale)[1])
+
+
+def same_d_head(args, dims):
+    if args["Wq"].shape[1] != args["Wk"].shape[1]:
+        raise ValueError(f"Wq and Wk must give the same d_head, got Wq {args['Wq'].shape} and Wk {args['Wk'].shape}")
+
+
+@contract(same_d_head, X=Array("n", "d_model"), Wq=Array("d_model", "d_head"), Wk=Array("d_model", "d_head_k"),
+          Wv=Array("d_model", "d_v"), Wo=Array("d_v", "d_out", optional=True), causal=boolean,
+          finite="self_attention")
+def self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
+    """One attention head on X (n, d_model): Q, K, V = X Wq, X Wk, X Wv.
+
+    Wq, Wk (d_model, d_head); Wv (d_model, d_v); optional Wo (d_v, d_out).
+    Returns (n, d_v), or (n, d_out) with Wo.
+    """
+    O = attend(X @ Wq, X @ Wk, X @ Wv, causal)  # (n, d_v)
+    return O if Wo is None else O @ Wo  # (n, d_out)
+
+
+def heads_divide(args, dims):
+    n_heads = args["n_heads"]
+    for name in ("Wq", "Wk", "Wv"):
+        if args[name].shape[1] % n_heads:
+            raise ValueError(f"n_heads={n_heads} does not divide the {args[name].shape[1]} columns of "
+                             f"{name} {args[name].shape} (d_model={dims['d_model']})")
+    if args["Wq"].shape[1] != args["Wk"].shape[1]:
+        raise ValueError(f"Wq and Wk must have the same width, got Wq {args['Wq'].shape} and Wk {args['Wk'].shape}")
+
+
+@contract(heads_divide, X=Array("n", "d_model"), Wq=Array("d_model", "width_q"), Wk=Array("d_model", "width_k"),
+          Wv=Array("d_model", "width_v"), Wo=Array("width_v", "d_out"), n_heads=positive_int, causal=boolean,
+          finite="multi_head_attention")
 def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     """n_heads attention heads side by side, concatenated, then @ Wo.
 
     X (n, d_model); Wq, Wk, Wv (d_model, n_heads * d_head); Wo (n_heads * d_head, d_model).
     Head h uses columns h*d_head:(h+1)*d_head of Wq, Wk and Wv. Returns (n, d_model).
     """
-    X = as_float_array("X", X, 2, "(n, d_model)")
-    n_heads = positive_int("n_heads", n_heads)
-    causal = boolean("causal", causal)
-    Ws = {}
-    for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
-        Ws[name] = as_float_array(name, W, 2, "(d_model, n_heads * d_head)")
-        check_inner("X", X.shape, name, Ws[name].shape)
-        if Ws[name].shape[1] % n_heads:
-            raise ValueError(f"n_heads={n_heads} does not divide the {Ws[name].shape[1]} columns of "
-                             f"{name} {Ws[name].shape} (d_model={X.shape[1]})")
-    if Ws["Wq"].shape[1] != Ws["Wk"].shape[1]:
-        raise ValueError(f"Wq and Wk must have the same width, got Wq {Ws['Wq'].shape} and Wk {Ws['Wk'].shape}")
-    Wo = as_float_array("Wo", Wo, 2, "(n_heads * d_head, d_model)")
-    check_inner("concatenated heads", (X.shape[0], Ws["Wv"].shape[1]), "Wo", Wo.shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Q = split_heads(X @ Ws["Wq"], n_heads)  # (n_heads, n, d_head)
-        K = split_heads(X @ Ws["Wk"], n_heads)  # (n_heads, n, d_head)
-        V = split_heads(X @ Ws["Wv"], n_heads)  # (n_heads, n, d_v)
-        O = attend(Q, K, V, causal)  # (n_heads, n, d_v)
-        Y = merge_heads(O) @ Wo  # (n, d_model)
-    return check_finite_product(Y, "multi_head_attention", X=X, Wo=Wo, **Ws)
+    return mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal)[0]  # (n, d_model)
 
 
+@contract(causal_lengths, block=positive_int, finite=overflow, **QKV)
 def tiled_attention(Q, K, V, causal=True, block=64):
     """The same O as attention(Q, K, V, causal), computed block by block.
 
@@ -198,30 +253,27 @@ def tiled_attention(Q, K, V, causal=True, block=64):
     raises the max, the old sums are rescaled by exp(m_old - m_new). Memory holds
     one (block, block) score tile at a time, never the (n_q, n_k) matrix.
     """
-    Q, K, V = _check_qkv(Q, K, V, boolean("causal", causal))
-    block = positive_int("block", block)
     n_q, n_k = Q.shape[0], K.shape[0]
     offset = n_k - n_q
     dtype = np.result_type(Q, K, V)
     scale = 1.0 / math.sqrt(Q.shape[1])  # a Python float keeps float32 inputs float32
     O = np.empty((n_q, V.shape[1]), dtype=dtype)  # (n_q, d_v)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for q0 in range(0, n_q, block):
-            Qb = Q[q0:q0 + block] * scale  # (bq, d)
-            bq = Qb.shape[0]
-            m = np.full((bq, 1), -np.inf, dtype=dtype)  # running max
-            l = np.zeros((bq, 1), dtype=dtype)  # running sum of exp
-            acc = np.zeros((bq, V.shape[1]), dtype=dtype)  # running sum of exp * V
-            k_end = min(n_k, offset + q0 + bq) if causal else n_k  # keys past this are all future
-            for k0 in range(0, k_end, block):
-                S = Qb @ K[k0:k0 + block].T  # (bq, bk)
-                if causal and k0 + S.shape[1] > offset + q0 + 1:  # tile touches the diagonal
-                    S[future_keys(bq, S.shape[1], first=offset + q0 - k0)] = -np.inf  # query i at offset + q0 + i
-                m_new = np.maximum(m, S.max(axis=1, keepdims=True))
-                P = np.exp(S - m_new)  # (bq, bk)
-                rescale = np.exp(m - m_new)
-                l = l * rescale + P.sum(axis=1, keepdims=True)
-                acc = acc * rescale + P @ V[k0:k0 + block]
-                m = m_new
-            O[q0:q0 + bq] = acc / l
-    return _finite_output(O, Q, K, V, True)
+    for q0 in range(0, n_q, block):
+        Qb = Q[q0:q0 + block] * scale  # (bq, d)
+        bq = Qb.shape[0]
+        m = np.full((bq, 1), -np.inf, dtype=dtype)  # running max
+        l = np.zeros((bq, 1), dtype=dtype)  # running sum of exp
+        acc = np.zeros((bq, V.shape[1]), dtype=dtype)  # running sum of exp * V
+        k_end = min(n_k, offset + q0 + bq) if causal else n_k  # keys past this are all future
+        for k0 in range(0, k_end, block):
+            S = Qb @ K[k0:k0 + block].T  # (bq, bk)
+            if causal and k0 + S.shape[1] > offset + q0 + 1:  # tile touches the diagonal
+                S[future_keys(bq, S.shape[1], first=offset + q0 - k0)] = -np.inf  # query i at offset + q0 + i
+            m_new = np.maximum(m, S.max(axis=1, keepdims=True))
+            P = np.exp(S - m_new)  # (bq, bk)
+            rescale = np.exp(m - m_new)
+            l = l * rescale + P.sum(axis=1, keepdims=True)
+            acc = acc * rescale + P @ V[k0:k0 + block]
+            m = m_new
+        O[q0:q0 + bq] = acc / l
+    return O

@@ -1,53 +1,95 @@
-"""Notebook 14: generation with a KV cache.
+"""Notebook 14: generation with a KV cache, and picking the next token.
 
 When a model generates one token at a time, the keys and values of earlier tokens
 never change. Keeping them in a cache means each new token costs one query row
 against t cached rows, O(t), instead of recomputing all t x t scores. The
 next token is then picked from the logits: greedily, or by sampling (sample_next).
 """
-import math
-
 import numpy as np
 
-from ._validate import as_float_array, check_finite_product, finite_float, positive_int
+from ._validate import (Array, check_finite_product, check_size, contract, finite_float, float_dtype,
+                        non_negative_int, positive_int, public)
+from .attention import attend, attention_forward
 from .mixing import exp_and_sum
 
 
+@public
+class KVCache:
+    """Keys and values of the tokens seen so far, for every layer.
+
+    K and V are preallocated (n_layers, n_heads, max_len, d_head); only the first
+    `length` positions are filled. `keys(i)` and `values(i)` are the filled part
+    of layer i, (n_heads, length, d_head): it grows by one row per new token.
+    """
+
+    def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):
+        shape = tuple(positive_int(name, value) for name, value in (
+            ("n_layers", n_layers), ("n_heads", n_heads), ("max_len", max_len), ("d_head", d_head)))
+        dtype = float_dtype("dtype", dtype)
+        check_size("n_layers * n_heads * max_len * d_head", shape, dtype)
+        self.K = np.zeros(shape, dtype=dtype)  # (n_layers, n_heads, max_len, d_head)
+        self.V = np.zeros(shape, dtype=dtype)
+        self.length = 0  # positions filled in every layer
+        self.owner = None  # the model whose keys and values fill it, set by its first step
+
+    def _layer(self, layer):
+        layer = non_negative_int("layer", layer)
+        if layer >= self.K.shape[0]:
+            raise ValueError(f"layer must be in [0, {self.K.shape[0]}), got {layer}")
+        return layer
+
+    def keys(self, layer):
+        return self.K[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
+
+    def values(self, layer):
+        return self.V[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
+
+
+def cache_step(Q, K, V, scale, cache, layer):
+    """The model's cached attention: the m new rows' K, V (n_heads, m, d_head) join layer `layer` of
+    `cache` (a KVCache whose .length counts the positions before them) and the new queries Q attend
+    to every cached position. Returns O (n_heads, m, d_head)."""
+    t0, t1 = cache.length, cache.length + Q.shape[-2]
+    cache.K[layer, :, t0:t1], cache.V[layer, :, t0:t1] = K, V  # the cache grows by m rows
+    return attention_forward(Q, cache.K[layer, :, :t1], cache.V[layer, :, :t1], True, scale)[0]
+
+
+def _scores_then_sum(args, o):
+    """Name the scores if they overflowed, else the weighted sum."""
+    if not np.isfinite(o).all():
+        q, K = args["q"], args["K_cache"]
+        check_finite_product(K @ q, "K_cache @ q", q=q, K_cache=K)
+        check_finite_product(o, "the weighted sum of V_cache's rows", V_cache=args["V_cache"])
+
+
+@contract(q=Array("d"), K_cache=Array("t", "d"), V_cache=Array("t", "d_v"), finite=_scores_then_sum)
 def attend_step(q, K_cache, V_cache):
-    """One new query against the cache: q (d,), K_cache (t, d), V_cache (t, d_v) -> (d_v,).
+    """One new query against the cache: q (d,), K_cache (t, d), V_cache (t, d_v) -> (d_v,), scaled by 1/sqrt(d).
 
     The cache already holds the new token's own k and v (as its last row), so no
     mask is needed: every cached position is in the past or present.
     """
-    q = as_float_array("q", q, 1, "(d,)")
-    K_cache = as_float_array("K_cache", K_cache, 2, "(t, d)")
-    V_cache = as_float_array("V_cache", V_cache, 2, "(t, d_v)")
-    if q.shape[0] != K_cache.shape[1]:
-        raise ValueError(f"q has d={q.shape[0]} but K_cache has d={K_cache.shape[1]} "
-                         f"(q {q.shape}, K_cache {K_cache.shape})")
-    if K_cache.shape[0] != V_cache.shape[0]:
-        raise ValueError(f"K_cache has {K_cache.shape[0]} rows but V_cache has {V_cache.shape[0]} "
-                         f"(K_cache {K_cache.shape}, V_cache {V_cache.shape})")
-    with np.errstate(over="ignore", invalid="ignore"):
-        s = K_cache @ q / math.sqrt(q.shape[0])  # (t,)
-        check_finite_product(s, "K_cache @ q", q=q, K_cache=K_cache)
-        e, z = exp_and_sum(s)
-        o = (e / z) @ V_cache  # softmax(s) @ V_cache, (d_v,)
-    return check_finite_product(o, "the weighted sum of V_cache's rows", V_cache=V_cache)
+    return attend(q[None], K_cache, V_cache, causal=False)[0]  # (d_v,)
 
 
+@contract(n_layers=positive_int, n_heads=positive_int, d_head=positive_int, seq_len=positive_int,
+          batch=positive_int, bytes_per_value=positive_int, finite=None)
 def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
     """Memory of a KV cache: 2 (K and V) * layers * heads * d_head * tokens * batch * bytes.
 
     bytes_per_value is 2 for float16/bfloat16, 4 for float32. For grouped-query
     attention pass the number of K/V heads as n_heads.
     """
-    sizes = [positive_int(name, value) for name, value in (
-        ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head),
-        ("seq_len", seq_len), ("batch", batch), ("bytes_per_value", bytes_per_value))]
-    return 2 * int(np.prod(sizes, dtype=object))
+    return 2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value  # Python ints never overflow
 
 
+def _something_to_sample(args, dims):
+    if np.isneginf(args["logits"]).all():
+        raise ValueError("logits are -inf everywhere: no token can be sampled")
+
+
+@contract(_something_to_sample, logits=Array("vocab", allow="-inf"), temperature=lambda n, v: finite_float(n, v, 0.0),
+          u=lambda n, v: finite_float(n, v, low=0.0, high=1.0, high_open=True), finite=None)
 def sample_next(logits, temperature, u):
     """The next token id from logits (vocab,): greedy at temperature 0, else inverse-CDF sampling.
 
@@ -59,16 +101,10 @@ def sample_next(logits, temperature, u):
     temperature sharpens p towards the argmax, a large one flattens it. Returns a
     Python int. -inf logits (masked tokens) are never sampled.
     """
-    logits = as_float_array("logits", logits, 1, "(vocab,)", allow="-inf")
-    temperature = finite_float("temperature", temperature, low=0.0)
-    u = finite_float("u", u, low=0.0, high=1.0, high_open=True)
-    if np.isneginf(logits).all():
-        raise ValueError("logits are -inf everywhere: no token can be sampled")
     if temperature == 0.0:
         return int(np.argmax(logits))
     z = logits.astype(np.float64)
-    with np.errstate(over="ignore"):  # a huge spread over a tiny temperature gives -inf: probability 0, as it should
-        z = (z - z.max()) / temperature  # softmax(logits / T), with every exponent <= 0: nothing overflows
+    z = (z - z.max()) / temperature  # softmax(logits / T), every exponent <= 0: a huge spread gives -inf, p = 0
     e, total = exp_and_sum(z)
     cdf = np.cumsum(e / total)  # as Generator.choice: the cumulative probabilities, scaled to end at exactly 1
     cdf /= cdf[-1]

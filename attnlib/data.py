@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._validate import as_int_array, non_negative_int, positive_int
+from ._validate import as_int_array, non_negative_int, positive_int, public
 
 ESSAY_SENTENCE = "the cat sat on the mat"
 
@@ -85,6 +85,7 @@ ADJECTIVES = ("big", "small", "black", "old")
 VERBS = ("sat", "slept", "stood", "waited")
 
 
+@public
 class Tokenizer:
     """Words <-> integer ids, one id per word of a fixed vocabulary.
 

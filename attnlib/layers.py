@@ -1,108 +1,199 @@
-"""Notebook 10: the pieces around attention that make a stack of layers work.
+"""Notebooks 03, 08, 10 and 11: the layers around attention, each with its backward pass.
 
-A pre-LN transformer block:
-    Y = X + MHA(LN1(X))                       attention mixes rows
-    Z = Y + W2 gelu(W1 LN2(Y) + b1) + b2      the MLP works on each row alone
-The residual adds (X + ...) let signal and gradient pass through deep stacks;
-layer norm keeps every row at a steady scale.
+    X = tok_emb[tokens] + pos_emb[:T]                 embedding: one row per token
+    LN(X) = (X - mean) / sqrt(var + eps) * g + b      layer norm: every row at a steady scale
+    gelu(X) = 0.5 X (1 + tanh(c (X + 0.044715 X^3)))  the MLP's non-linearity, c = sqrt(2/pi)
+    mlp(X) = gelu(X W1 + b1) W2 + b2                  works on each row alone
 
-Their training versions, with backward passes, are in attnlib.backprop.
+Each layer is written once: `*_forward` returns its output and a cache, `*_grads` turns the
+gradient of the output into the gradients of its inputs and parameters using that cache,
+and the public function is the forward behind a declared contract. The cores work on
+stacked arrays (..., T, d) and keep Python-float constants, so float32 stays float32.
 """
 import math
 
 import numpy as np
 
-from ._validate import (as_float_array, boolean, check_finite_product, check_inner, finite_positive_float,
-                        overflow_error, positive_int)
-from .attention import multi_head_attention
+from ._validate import Array, check_finite_product, contract, finite_positive_float
+from .attention import Op
+from .projection import weight_grad
 
-BLOCK_KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "W1", "b1", "W2", "b2")
+GELU_C = math.sqrt(2.0 / math.pi)
 
 
+# ----------------------------------------------------------------------------
+# embedding
+
+def embed_forward(tokens, tok_emb, pos_emb, start=0):
+    """X (..., T, d_model) = tok_emb[tokens] + pos_emb[start:start + T] for tokens (..., T) int."""
+    T = tokens.shape[-1]
+    return tok_emb[tokens] + pos_emb[start:start + T], (tokens, tok_emb.shape, pos_emb.shape, start)
+
+
+def embed_grads(dX, cache):
+    """dX (..., T, d_model) -> d tok_emb (vocab, d_model), d pos_emb (max_len, d_model)."""
+    tokens, tok_shape, pos_shape, start = cache
+    T, d = dX.shape[-2:]
+    dtok_emb = np.zeros(tok_shape, dtype=dX.dtype)
+    np.add.at(dtok_emb, tokens.ravel(), dX.reshape(-1, d))  # a token used twice gets both rows
+    dpos_emb = np.zeros(pos_shape, dtype=dX.dtype)
+    dpos_emb[start:start + T] = dX.reshape(-1, T, d).sum(axis=0)  # every sequence uses the same positions
+    return dtok_emb, dpos_emb
+
+
+EMBED = Op(embed_forward, embed_grads)
+
+
+# ----------------------------------------------------------------------------
+# layer norm
+
+def layer_norm_forward(X, g, b, eps=1e-5):
+    """Y = (X - mean) / sqrt(var + eps) * g + b over the last axis of X (..., d); biased variance."""
+    inv_d = 1.0 / X.shape[-1]
+    Xc = X - X.sum(axis=-1, keepdims=True) * inv_d  # (..., d) centred rows
+    rstd = 1.0 / np.sqrt(np.einsum("...i,...i->...", Xc, Xc)[..., None] * inv_d + eps)  # (..., 1)
+    Xhat = Xc
+    Xhat *= rstd  # (..., d) mean 0, variance 1
+    Y = Xhat * g
+    Y += b
+    return Y, (Xhat, rstd, g)
+
+
+def layer_norm_grads(dY, cache):
+    """dY (..., d) -> dX (..., d), dg (d,), db (d,).
+
+    Xhat has mean 0 and variance 1 per row, so the gradient loses its row mean and
+    its component along Xhat: dX = rstd (dXhat - mean(dXhat) - Xhat mean(dXhat Xhat)).
+    """
+    Xhat, rstd, g = cache
+    d = dY.shape[-1]
+    dg = (dY * Xhat).reshape(-1, d).sum(axis=0)  # (d,)
+    db = dY.reshape(-1, d).sum(axis=0)  # (d,)
+    dXhat = dY * g  # (..., d)
+    mean_dXhat = dXhat.sum(axis=-1, keepdims=True) * (1.0 / d)  # (..., 1)
+    mean_dXhat_Xhat = np.einsum("...i,...i->...", dXhat, Xhat)[..., None] * (1.0 / d)  # (..., 1)
+    dX = dXhat
+    dX -= mean_dXhat
+    dX -= Xhat * mean_dXhat_Xhat
+    dX *= rstd
+    return dX, dg, db
+
+
+LAYER_NORM = Op(layer_norm_forward, layer_norm_grads)
+
+
+def _gains_match(args, dims):
+    d = args["X"].shape[1]
+    if args["g"].shape != (d,) or args.get("b", args["g"]).shape != (d,):
+        if "b" in args:
+            raise ValueError(f"g and b must have shape ({d},) to match X {args['X'].shape}, "
+                             f"got g {args['g'].shape}, b {args['b'].shape}")
+        raise ValueError(f"g must have shape ({d},) to match X {args['X'].shape}, got g {args['g'].shape}")
+
+
+def _dY_like_X(args, dims):
+    if args["dY"].shape != args["X"].shape:
+        raise ValueError(f"dY must have the shape of X (and Y), {args['X'].shape}, got dY {args['dY'].shape}")
+
+
+def _variance(args, result):
+    """The variance of a row may overflow even where the normalised rows would not."""
+    X = args["X"]
+    check_finite_product(X.var(axis=1), "the variance of X's rows", X=X)
+    for R in result if isinstance(result, tuple) else (result,):
+        check_finite_product(R, "dY * g" if "dY" in args else "the normalised X * g + b",
+                             **{k: args[k] for k in ("dY", "g", "b") if k in args})
+
+
+@contract(_gains_match, X=Array("n", "d"), g=Array(None, what="(d,)"), b=Array(None, what="(d,)"),
+          eps=finite_positive_float,
+          finite=_variance)
 def layer_norm(X, g, b, eps=1e-5):
     """Normalise each row of X (n, d) to mean 0 and (biased) variance 1, then * g + b.
 
     g, b (d,). eps sits inside the square root: (X - mean) / sqrt(var + eps).
     """
-    X = as_float_array("X", X, 2, "(n, d)")
-    d = X.shape[1]
-    g = as_float_array("g", g, 1, "(d,)")
-    b = as_float_array("b", b, 1, "(d,)")
-    if g.shape != (d,) or b.shape != (d,):
-        raise ValueError(f"g and b must have shape ({d},) to match X {X.shape}, got g {g.shape}, b {b.shape}")
-    eps = finite_positive_float("eps", eps)
-    with np.errstate(over="ignore", invalid="ignore"):
-        mu = X.mean(axis=1, keepdims=True)  # (n, 1)
-        var = X.var(axis=1, keepdims=True)  # (n, 1), biased: divides by d
-        Y = (X - mu) / np.sqrt(var + eps) * g + b  # (n, d)
-    check_finite_product(var, "the variance of X's rows", X=X)
-    return check_finite_product(Y, "the normalised X * g + b", g=g, b=b)
+    return layer_norm_forward(X, g, b, eps)[0]  # (n, d)
 
 
+@contract(_gains_match, _dY_like_X, X=Array("n", "d"), g=Array(None, what="(d,)"), dY=Array(None, None, what="(n, d)"),
+          eps=finite_positive_float, finite=_variance)
+def layer_norm_backward(X, g, dY, eps=1e-5):
+    """The gradients of sum(Y * dY) for Y = layer_norm(X, g, b, eps), row-wise with the biased variance.
+
+    X (n, d), g (d,), dY (n, d). Returns (dX (n, d), dg (d,), db (d,)). With
+    Xhat = (X - mean) / sqrt(var + eps) per row: db = the column sums of dY,
+    dg = the column sums of dY * Xhat, and dX = (dXhat - mean(dXhat) - Xhat mean(dXhat Xhat))
+    / sqrt(var + eps) with dXhat = dY * g: the mean and the variance depend on every entry
+    of the row, so the gradient loses its row mean and its component along Xhat. b does
+    not change any gradient, so it is not an argument.
+    """
+    return layer_norm_grads(dY, layer_norm_forward(X, g, 0.0, eps)[1])
+
+
+# ----------------------------------------------------------------------------
+# GELU and the MLP
+
+def gelu_forward(X):
+    """Y = 0.5 X (1 + tanh(c (X + 0.044715 X^3))), elementwise (in-place steps, same maths)."""
+    u = X * X
+    u *= 0.044715 * GELU_C
+    u += GELU_C
+    u *= X  # c (X + 0.044715 X^3)
+    t = np.tanh(u, out=u)
+    Y = t + 1.0
+    Y *= X
+    Y *= 0.5
+    return Y, (X, t)
+
+
+def gelu_grads(dY, cache):
+    """dX = dY * gelu'(X) = dY * 0.5 (1 + t + X (1 - t^2) c (1 + 3 * 0.044715 X^2)), t = tanh(...)."""
+    X, t = cache
+    du = X * X
+    du *= 3 * 0.044715 * GELU_C
+    du += GELU_C  # d/dX of c (X + 0.044715 X^3)
+    s = t * t
+    np.subtract(1.0, s, out=s)  # 1 - tanh^2
+    s *= X
+    s *= du
+    s += t
+    s += 1.0
+    s *= 0.5  # gelu'(X)
+    s *= dY
+    return s
+
+
+GELU = Op(gelu_forward, gelu_grads)
+
+
+@contract(X=Array(allow="inf", empty=True), finite=None)
 def gelu(X):
     """GELU, tanh approximation as in GPT-2: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    X = as_float_array("X", X, None, "(any shape)", allow="inf", allow_empty=True)
-    with np.errstate(over="ignore", invalid="ignore"):  # X ** 3 may overflow to inf: tanh(inf) = 1 is right
-        Y = 0.5 * X * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (X + 0.044715 * X ** 3)))
+    Y = gelu_forward(X.reshape(-1))[0].reshape(X.shape)  # 1-D, so that the in-place steps also work for a 0-D X
     return np.where(np.isneginf(X), 0.0, Y)  # the limit as x -> -inf, where the formula gives -inf * 0
+
+
+def mlp_forward(X, W1, b1, W2, b2, gelu=GELU):
+    """Y = gelu(X W1 + b1) W2 + b2. X (..., d_model) -> (..., d_model); gelu is an Op."""
+    H = X @ W1  # (..., d_ff)
+    H += b1
+    G, gelu_cache = gelu.forward(H)  # (..., d_ff)
+    Y = G @ W2  # (..., d_model)
+    Y += b2
+    return Y, (X, W1, G, gelu, gelu_cache, W2)
+
+
+def mlp_grads(dY, cache):
+    """dY (..., d_model) -> dX, dW1, db1, dW2, db2."""
+    X, W1, G, gelu, gelu_cache, W2 = cache
+    dH = gelu.backward(dY @ W2.T, gelu_cache)  # (..., d_ff)
+    dX = dH @ W1.T  # (..., d_model)
+    db1 = dH.reshape(-1, dH.shape[-1]).sum(axis=0)  # (d_ff,)
+    db2 = dY.reshape(-1, dY.shape[-1]).sum(axis=0)  # (d_model,)
+    return dX, weight_grad(X, dH), db1, weight_grad(G, dY), db2
 
 
 def mlp(X, W1, b1, W2, b2):
     """Row-wise MLP: gelu(X W1 + b1) W2 + b2. X (n, d_model), W1 (d_model, d_ff), W2 (d_ff, d_model)."""
-    return gelu(X @ W1 + b1) @ W2 + b2  # (n, d_model)
-
-
-def check_block_params(p, d_model, n_heads):
-    """Check the block dict p against d_model; return it with arrays as floats."""
-    if not isinstance(p, dict):
-        raise ValueError(f"p must be a dict with keys {', '.join(BLOCK_KEYS)}, got {type(p).__name__}")
-    missing = [k for k in BLOCK_KEYS if k not in p]
-    if missing:
-        raise ValueError(f"p is missing keys: {', '.join(missing)}")
-    extra = [str(k) for k in p if k not in BLOCK_KEYS]
-    if extra:
-        raise ValueError(f"p has unexpected keys: {', '.join(extra)} (a block has {', '.join(BLOCK_KEYS)})")
-    q = {}
-    for k in BLOCK_KEYS:
-        ndim = 1 if k.startswith("ln") or k in ("b1", "b2") else 2
-        q[k] = as_float_array(f"p[{k!r}]", p[k], ndim, "")
-    for k in ("ln1_g", "ln1_b", "ln2_g", "ln2_b", "b2"):
-        if q[k].shape != (d_model,):
-            raise ValueError(f"p[{k!r}] must have shape ({d_model},) for d_model={d_model}, got {q[k].shape}")
-    d_ff = q["W1"].shape[1]
-    expected = {"Wq": (d_model, d_model), "Wk": (d_model, d_model), "Wv": (d_model, d_model),
-                "Wo": (d_model, d_model), "W1": (d_model, d_ff), "b1": (d_ff,), "W2": (d_ff, d_model)}
-    for k, shape in expected.items():
-        if q[k].shape != shape:
-            raise ValueError(f"p[{k!r}] must have shape {shape} for d_model={d_model}, got {q[k].shape}")
-    if d_model % n_heads:
-        raise ValueError(f"n_heads={n_heads} does not divide d_model={d_model}")
-    return q
-
-
-def transformer_block(X, p, n_heads, causal=True):
-    """One pre-LN block on X (n, d_model) -> (n, d_model). p holds BLOCK_KEYS."""
-    X = as_float_array("X", X, 2, "(n, d_model)")
-    n_heads = positive_int("n_heads", n_heads)
-    causal = boolean("causal", causal)
-    p = check_block_params(p, X.shape[1], n_heads)
-    inputs = {"X": X, **{f"p[{k!r}]": v for k, v in p.items()}}
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            H = layer_norm(X, p["ln1_g"], p["ln1_b"])
-            Y = X + multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)  # (n, d_model)
-            H = layer_norm(Y, p["ln2_g"], p["ln2_b"])
-            Z = Y + mlp(H, p["W1"], p["b1"], p["W2"], p["b2"])  # (n, d_model)
-    except ValueError:  # every shape is checked above: only an overflow inside a step gets here
-        raise overflow_error("transformer_block", **inputs) from None
-    return check_finite_product(Z, "transformer_block", **inputs)
-
-
-def next_token_logits(H, W_vocab):
-    """Logits for the next token: the last row of H (n, d_model) @ W_vocab (d_model, vocab) -> (vocab,)."""
-    H = as_float_array("H", H, 2, "(n, d_model)")
-    W_vocab = as_float_array("W_vocab", W_vocab, 2, "(d_model, vocab)")
-    check_inner("H", H.shape, "W_vocab", W_vocab.shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = H[-1] @ W_vocab  # (vocab,)
-    return check_finite_product(z, "H[-1] @ W_vocab", H=H, W_vocab=W_vocab)
+    return mlp_forward(X, W1, b1, W2, b2)[0]  # (n, d_model)

@@ -10,7 +10,7 @@ without checks, working in place where they can, for attnlib's own hot loops.
 """
 import numpy as np
 
-from ._validate import as_float_array, axis_index, check_finite_product, check_size, positive_int
+from ._validate import Array, axis_index, check_size, contract, positive_int
 
 
 # ----------------------------------------------------------------------------
@@ -53,27 +53,51 @@ def softmax_grad(A, dA):
 # ----------------------------------------------------------------------------
 # public API
 
+def _rows_have_something(args, dims):
+    """A row of S that is -inf everywhere has nothing to attend to."""
+    S = args["S"]
+    if S.ndim == 0:
+        raise ValueError(f"S must have at least one axis, got shape {S.shape}")
+    args["axis"] = axis = axis_index("axis", args["axis"], S.ndim)
+    empty = np.isneginf(S.max(axis=axis, keepdims=True))
+    if empty.any():
+        row = tuple(int(i) for i in np.argwhere(empty)[0])
+        raise ValueError(f"S is -inf everywhere along axis {axis} at index {row} (shape {S.shape}): "
+                         "that row has nothing to attend to")
+
+
+def _same_shape(args, dims):
+    A, dA = args["A"], args["dA"]
+    if A.shape != dA.shape:
+        raise ValueError(f"A and dA must have the same shape, got A {A.shape} and dA {dA.shape}")
+    if A.ndim == 0:
+        raise ValueError(f"A must have at least one axis, got shape {A.shape}")
+
+
+def _size(args, dims):
+    check_size("n", (args["n"], args["n"]))
+
+
+@contract(_size, n=positive_int)
 def uniform_causal_weights(n):
     """The fixed mixing matrix (n, n): row i is 1/(i+1) on columns 0..i, 0 after."""
     return softmax(causal_mask(n))  # every visible score equal: row i shares 1 among i + 1 columns
 
 
+@contract(V=Array("n", "d"), finite="the running sum of V's rows")
 def causal_average(V):
     """Row i of the result is the mean of rows 0..i of V (n, d) -> (n, d)."""
-    V = as_float_array("V", V, 2, "(n, d)")
     counts = np.arange(1, V.shape[0] + 1)[:, None]  # (n, 1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        M = np.cumsum(V, axis=0) / counts  # (n, d)
-    return check_finite_product(M, "the running sum of V's rows", V=V)
+    return np.cumsum(V, axis=0) / counts  # (n, d)
 
 
+@contract(_size, n=positive_int, finite=None)
 def causal_mask(n):
     """Additive mask (n, n): 0 where column j <= row i, -inf where j > i (the future)."""
-    n = positive_int("n", n)
-    check_size("n", (n, n))
     return mask_future(np.zeros((n, n)))
 
 
+@contract(_rows_have_something, S=Array(allow="-inf", what="of scores"), finite=None)
 def softmax(S, axis=-1):
     """Softmax along `axis`: exp(S - max) / sum, same shape as S.
 
@@ -81,33 +105,16 @@ def softmax(S, axis=-1):
     -inf entries (masked positions) become exact zeros. A row that is entirely
     -inf has nothing to attend to and raises ValueError.
     """
-    S = as_float_array("S", S, None, "of scores", allow="-inf")
-    if S.ndim == 0:
-        raise ValueError(f"S must have at least one axis, got shape {S.shape}")
-    axis = axis_index("axis", axis, S.ndim)
-    m = S.max(axis=axis, keepdims=True)
-    if np.isneginf(m).any():
-        row = tuple(int(i) for i in np.argwhere(np.isneginf(m))[0])
-        raise ValueError(f"S is -inf everywhere along axis {axis} at index {row} (shape {S.shape}): "
-                         "that row has nothing to attend to")
-    with np.errstate(over="ignore"):  # -1e308 - 1e308 overflows to -inf, whose exp is the right 0
-        E, Z = exp_and_sum(S.copy(), axis)
+    E, Z = exp_and_sum(S.copy(), axis)  # -1e308 - 1e308 overflows to -inf, whose exp is the right 0
     E /= Z
     return E
 
 
+@contract(_same_shape, A=Array(what="of softmax weights"), dA=Array(what="(the shape of A)"), finite="dA * A")
 def softmax_backward(A, dA):
     """Gradient through a row-wise softmax.
 
     Given A = softmax(S, axis=-1) and dA = dL/dA, returns dS = dL/dS (same shape):
     dS = A * (dA - sum(dA * A, axis=-1)). Masked entries (A == 0) get zero gradient.
     """
-    A = as_float_array("A", A, None, "of softmax weights")
-    dA = as_float_array("dA", dA, None, "(the shape of A)")
-    if A.shape != dA.shape:
-        raise ValueError(f"A and dA must have the same shape, got A {A.shape} and dA {dA.shape}")
-    if A.ndim == 0:
-        raise ValueError(f"A must have at least one axis, got shape {A.shape}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        dS = softmax_grad(A, dA)
-    return check_finite_product(dS, "dA * A", dA=dA)
+    return softmax_grad(A, dA)

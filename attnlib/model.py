@@ -1,63 +1,31 @@
-"""Notebooks 08 and 11-14: TinyLM, a tiny causal transformer in numpy.
+"""Notebooks 08 and 11-15: TinyLM, a tiny causal transformer in numpy.
 
-    X = tok_emb[tokens] + pos_emb[:T]          one row per token
+    X = tok_emb[tokens] + pos_emb[:T]          embed: one row per token
     X = block_i(X) for each layer i             attention, then the MLP
     logits = layer_norm(X) @ W_out             one score per vocabulary word
 
-`loss_and_grads` runs the forward pass keeping caches, then the backward passes
-of attnlib.backprop in reverse order. `generate` keeps a KV cache: per layer, the
-keys and values of every token so far, so a new token costs one query row.
+One forward pass (`_forward`), one backward pass (`_backward`) and one generation loop,
+written against a table of ops (attnlib.block.OPS). Generation runs the same forward
+pass on the new tokens only, with the cache step as the attention op, and picks every
+next token with `sample_next`. TinyLM(ops=...) puts the learner's own functions into the
+table (attnlib.learner_ops adapts them); nothing else changes.
 """
 import math
 
 import numpy as np
 
-from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float,
-                        finite_positive_float, float_dtype, non_negative_int, positive_int)
-from .attention import merge_heads, split_heads
-from .backprop import (attention_forward, block_backward, block_forward, cross_entropy_backward, cross_entropy_forward,
-                       embed_backward, embed_forward, head_backward, head_forward, layer_norm_forward, mlp_forward)
-from .layers import BLOCK_KEYS
-from .mixing import exp_and_sum
-from . import ops as ops_path
-
-
-class KVCache:
-    """Keys and values of the tokens seen so far, for every layer.
-
-    K and V are preallocated (n_layers, n_heads, max_len, d_head); only the first
-    `length` positions are filled. `keys(i)` and `values(i)` are the filled part
-    of layer i, (n_heads, length, d_head): it grows by one row per new token.
-    """
-
-    def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):
-        shape = tuple(positive_int(name, value) for name, value in (
-            ("n_layers", n_layers), ("n_heads", n_heads), ("max_len", max_len), ("d_head", d_head)))
-        dtype = float_dtype("dtype", dtype)
-        check_size("n_layers * n_heads * max_len * d_head", shape, dtype)
-        self.K = np.zeros(shape, dtype=dtype)  # (n_layers, n_heads, max_len, d_head)
-        self.V = np.zeros(shape, dtype=dtype)
-        self.length = 0
-        self.owner = None  # the model whose keys and values fill it, set by its first step
-
-    def _layer(self, layer):
-        layer = non_negative_int("layer", layer)
-        if layer >= self.K.shape[0]:
-            raise ValueError(f"layer must be in [0, {self.K.shape[0]}), got {layer}")
-        return layer
-
-    def keys(self, layer):
-        return self.K[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
-
-    def values(self, layer):
-        return self.V[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
-
+from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float, finite_positive_float,
+                        float_dtype, non_negative_int, positive_int, public)
+from .block import BLOCK_KEYS, NORMS, OPS, kv_step
+from .cache import KVCache
+from . import learner_ops
 
 MAX_INIT_STD = 1000.0  # the largest init_std TinyLM accepts (see its docstring)
 
 
+@public
 class TinyLM:
-    """A GPT-style language model: embeddings, n_layers pre-LN blocks, final LN, output head.
+    """A GPT-style language model: embeddings, n_layers blocks, final LN, output head.
 
     TinyLM(vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64)
 
@@ -70,7 +38,8 @@ class TinyLM:
       causal=True      False builds a bidirectional model: every token sees the
                        whole sequence (no KV-cache generation then).
       d_ff=None        MLP width, 4 * d_model by default.
-      ops=None         a dict mapping exercise names (attnlib.ops.OPS: softmax, attention,
+      norm="pre"       "post" puts each layer norm after its residual add (lesson 11).
+      ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, ...) to your own
                        functions with the exercise signatures: the model then runs through
@@ -81,7 +50,7 @@ class TinyLM:
     """
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
-                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, ops=None):
+                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", ops=None):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -99,11 +68,12 @@ class TinyLM:
                              "larger values make weights whose products overflow")
         self.attn_scale = boolean("attn_scale", attn_scale)
         self.causal = boolean("causal", causal)
+        if norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+        self.norm = norm
         seed = non_negative_int("seed", seed)
-        self.ops = None if ops is None else ops_path.check_ops(ops)
-        if self.ops and not self.attn_scale and {"multi_head_attention", "transformer_block"} & set(self.ops):
-            raise ValueError("ops multi_head_attention and transformer_block always scale the scores; "
-                             "they cannot run a model with attn_scale=False")
+        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale)
+        self.table = OPS if ops is None else learner_ops.table(self.ops)
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)
@@ -142,9 +112,48 @@ class TinyLM:
     def __repr__(self):
         flags = "" if self.causal else ", causal=False"
         flags += "" if self.attn_scale else ", attn_scale=False"
+        flags += "" if self.norm == "pre" else f", norm={self.norm!r}"
         flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
+
+    # ------------------------------------------------------------------------
+    # the maths: one forward pass, one backward pass
+
+    def _forward(self, tokens, cache=None):
+        """Logits (..., T, vocab) for tokens (..., T), and every layer's cache for the backward.
+
+        With a KVCache, tokens (m,) are the next m positions after cache.length: each layer adds
+        their keys and values to the cache and their queries attend to everything in it.
+        """
+        ops, p = self.table, self.params
+        start = 0 if cache is None else cache.length
+        X, emb = ops["embed"].forward(tokens, p["tok_emb"], p["pos_emb"], start)  # (..., T, d_model)
+        blocks = []
+        for i in range(self.n_layers):
+            step = None if cache is None else kv_step(ops, cache, i)
+            X, block = ops["transformer_block"].forward(X, self.block_params(i), self.n_heads, self.causal,
+                                                        self.attn_scale, ops, self.norm, step)
+            blocks.append(block)
+        N, ln_f = ops["layer_norm"].forward(X, p["ln_f_g"], p["ln_f_b"])
+        logits, head = ops["logits"].forward(N, p["W_out"])  # (..., T, vocab)
+        norms = [ln[1] for ln1, _, ln2, *_ in blocks for ln in (ln1, ln2)] + [ln_f[1]]  # 1/std of every norm
+        self._finite(logits, "the forward pass", norms)
+        return logits, (emb, blocks, ln_f, head)
+
+    def _backward(self, dlogits, caches):
+        """The gradient of every parameter from dlogits (B, T, vocab), through the caches of _forward."""
+        ops, (emb, blocks, ln_f, head) = self.table, caches
+        grads = {}
+        dN, grads["W_out"] = ops["logits"].backward(dlogits, head)
+        dX, grads["ln_f_g"], grads["ln_f_b"] = ops["layer_norm"].backward(dN, ln_f)
+        for i in reversed(range(self.n_layers)):
+            dX, g = ops["transformer_block"].backward(dX, blocks[i])  # (B, T, d_model)
+            grads.update({f"blocks.{i}.{key}": g[key] for key in BLOCK_KEYS})
+        grads["tok_emb"], grads["pos_emb"] = ops["embed"].backward(dX, emb)
+        for key in self.params:
+            self._finite(grads[key], f"the gradient of params[{key!r}]")
+        return {key: grads[key] for key in self.params}
 
     # ------------------------------------------------------------------------
     # input checks
@@ -175,7 +184,7 @@ class TinyLM:
         if np.isfinite(R).all() and all(np.all(rstd > 0) for rstd in norms):
             return R
         key = max(self.params, key=lambda k: float(np.max(np.abs(self.params[k]))))
-        raise ValueError(f"{what} overflows {R.dtype}: the largest parameter is params[{key!r}] with "
+        raise ValueError(f"{what} overflows {np.asarray(R).dtype}: the largest parameter is params[{key!r}] with "
                          f"|value| up to {float(np.max(np.abs(self.params[key]))):.3g}; scale the params down")
 
     def _check_tokens(self, tokens, name="tokens"):
@@ -191,31 +200,29 @@ class TinyLM:
                              f"got values from {int(arr.min())} to {int(arr.max())}")
         return (arr[None] if arr.ndim == 1 else arr), arr.ndim == 1
 
-    # ------------------------------------------------------------------------
-    # forward and backward
+    def _check_targets(self, targets, given, tokens, ignore_index):
+        """Return targets as an int array shaped like tokens (B, T), and the mask of scored positions."""
+        targets = as_int_array("targets", targets, "(B, T)")
+        if targets.shape != given:
+            raise ValueError(f"targets must have the shape of tokens, got tokens {given} and targets {targets.shape}")
+        targets = targets.reshape(tokens.shape)
+        if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, (bool, np.bool_)):
+            raise ValueError(f"ignore_index must be an integer, got {ignore_index!r}")
+        scored = targets != ignore_index
+        if np.any((targets[scored] < 0) | (targets[scored] >= self.vocab_size)):
+            raise ValueError(f"targets ids must be in [0, {self.vocab_size}) or equal ignore_index={ignore_index}, "
+                             f"got values from {int(targets.min())} to {int(targets.max())}")
+        if not scored.any():
+            raise ValueError("targets has no position to score: every entry equals ignore_index")
+        return targets, scored
 
-    def _forward(self, tokens):
-        """Logits (B, T, vocab) and the caches of every layer, for tokens (B, T) already checked."""
-        self._check_params()
-        p = self.params
-        X, emb = embed_forward(tokens, p["tok_emb"], p["pos_emb"])  # (B, T, d_model)
-        blocks = []
-        for i in range(self.n_layers):
-            X, cache = block_forward(X, self.block_params(i), self.n_heads, self.causal, self.attn_scale)
-            blocks.append(cache)
-        logits, head = head_forward(X, p["ln_f_g"], p["ln_f_b"], p["W_out"])  # (B, T, vocab)
-        norms = [ln[1] for ln1, _, ln2, _ in blocks for ln in (ln1, ln2)] + [head[1][1]]  # 1/std of every norm
-        self._finite(logits, "the forward pass", norms)
-        return logits, (emb, blocks, head)
+    # ------------------------------------------------------------------------
+    # public methods
 
     def forward(self, tokens):
         """Logits (B, T, vocab) for tokens (B, T); a 1-D (T,) sequence gives (T, vocab)."""
         tokens, one = self._check_tokens(tokens)
-        if self.ops is not None:
-            self._check_params()
-            f = ops_path.resolve(self.ops)
-            logits = np.stack([ops_path.sequence_forward(f, self, row)[0] for row in tokens])
-            return logits[0] if one else logits
+        self._check_params()
         with np.errstate(over="ignore", invalid="ignore"):
             logits, _ = self._forward(tokens)
         return logits[0] if one else logits
@@ -230,53 +237,27 @@ class TinyLM:
         """
         given = np.shape(tokens)
         tokens, _ = self._check_tokens(tokens)
-        targets = as_int_array("targets", targets, "(B, T)")
-        if targets.shape != given:
-            raise ValueError(f"targets must have the shape of tokens, got tokens {given} and targets {targets.shape}")
-        targets = targets.reshape(tokens.shape)
-        if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, (bool, np.bool_)):
-            raise ValueError(f"ignore_index must be an integer, got {ignore_index!r}")
-        scored = targets != ignore_index
-        if np.any((targets[scored] < 0) | (targets[scored] >= self.vocab_size)):
-            raise ValueError(f"targets ids must be in [0, {self.vocab_size}) or equal ignore_index={ignore_index}, "
-                             f"got values from {int(targets.min())} to {int(targets.max())}")
-
-        if self.ops is not None:
-            if not scored.any():
-                raise ValueError("targets has no position to score: every entry equals ignore_index")
-            self._check_params()
-            loss, grads = ops_path.loss_and_grads(ops_path.resolve(self.ops), self, tokens, targets, ignore_index)
-            for key in self.params:
-                self._finite(grads[key], f"the gradient of params[{key!r}]")
-            return loss, grads
+        targets, scored = self._check_targets(targets, given, tokens, ignore_index)
+        self._check_params()
+        loss_op = self.table["cross_entropy"]
         with np.errstate(over="ignore", invalid="ignore"):
-            logits, (emb, blocks, head) = self._forward(tokens)
-            loss, ce = cross_entropy_forward(logits, targets, ignore_index)
-
-            grads = {}
-            dlogits = cross_entropy_backward(ce)  # (B, T, vocab)
-            dX, grads["ln_f_g"], grads["ln_f_b"], grads["W_out"] = head_backward(dlogits, head)
-            for i in reversed(range(self.n_layers)):
-                dX, g = block_backward(dX, blocks[i])  # (B, T, d_model)
-                for key in BLOCK_KEYS:
-                    grads[f"blocks.{i}.{key}"] = g[key]
-            grads["tok_emb"], grads["pos_emb"] = embed_backward(dX, emb)
-        for key in self.params:
-            self._finite(grads[key], f"the gradient of params[{key!r}]")
-        return loss, {key: grads[key] for key in self.params}
+            logits, caches = self._forward(tokens)
+            loss, ce = loss_op.forward(logits[scored], targets[scored])  # (N, vocab): the scored rows in order
+            dlogits = np.zeros_like(logits)
+            dlogits[scored] = loss_op.backward(1.0, ce)  # (B, T, vocab)
+            grads = self._backward(dlogits, caches)
+        return float(loss), grads
 
     def attention_maps(self, tokens):
         """Attention weights of every layer and head for one sequence (T,): (n_layers, n_heads, T, T)."""
         tokens, one = self._check_tokens(tokens)
         if not one:
             raise ValueError(f"tokens must be one sequence (T,), got shape {tokens.shape}")
+        self._check_params()
         with np.errstate(over="ignore", invalid="ignore"):
-            _, (_, blocks, _) = self._forward(tokens)
-        maps = []
-        for _, att, _, _ in blocks:  # the caches of block_forward: ln1, att, ln2, ff
-            A = att[-1][3]  # mha_forward's cache ends with attention_forward's (Q, K, V, A, s)
-            maps.append(A[0])  # (n_heads, T, T) of the one sequence
-        return np.stack(maps)  # (n_layers, n_heads, T, T)
+            _, (_, blocks, _, _) = self._forward(tokens)
+        # each block's cache holds its attention's: (ln1, mha, ...), mha ends with (Q, K, V, A, s)
+        return np.stack([block[1][-1][3][0] for block in blocks])  # (n_layers, n_heads, T, T)
 
     # ------------------------------------------------------------------------
     # generation
@@ -294,40 +275,18 @@ class TinyLM:
         if not self.causal:
             raise ValueError("a KV cache needs a causal model: with causal=False every new token "
                              "would change the keys and values before it")
-        if self.ops is not None:
-            raise ValueError("step runs attnlib's own KV cache; a model with ops generates through your "
-                             "cache_step: call generate")
         tokens, one = self._check_tokens(tokens)
         if not one:
             raise ValueError(f"step takes one sequence of new tokens (m,), got shape {tokens.shape}")
         self._check_cache(cache)
         self._check_params()
-        tokens = tokens[0]
-        t0, m = cache.length, tokens.shape[0]
-        t1 = t0 + m
-        if t1 > self.max_len:
-            raise ValueError(f"the cache holds {t0} tokens; {m} more exceed max_len={self.max_len}")
-        p = self.params
-        norms = []  # 1/std of every layer norm, to catch an overflowed variance
+        if cache.length + tokens.shape[1] > self.max_len:
+            raise ValueError(f"the cache holds {cache.length} tokens; {tokens.shape[1]} more exceed "
+                             f"max_len={self.max_len}")
         with np.errstate(over="ignore", invalid="ignore"):
-            X = p["tok_emb"][tokens] + p["pos_emb"][t0:t1]  # (m, d_model)
-            for i in range(self.n_layers):
-                b = self.block_params(i)
-                H, (_, rstd, _) = layer_norm_forward(X, b["ln1_g"], b["ln1_b"])
-                norms.append(rstd)
-                cache.K[i, :, t0:t1] = split_heads(H @ b["Wk"], self.n_heads)  # K grows by m rows
-                cache.V[i, :, t0:t1] = split_heads(H @ b["Wv"], self.n_heads)
-                Q = split_heads(H @ b["Wq"], self.n_heads)  # (n_heads, m, d_head): new rows only
-                O, _ = attention_forward(Q, cache.K[i, :, :t1], cache.V[i, :, :t1], True, self.attn_scale)
-                X = X + merge_heads(O) @ b["Wo"]  # (m, d_model)
-                H, (_, rstd, _) = layer_norm_forward(X, b["ln2_g"], b["ln2_b"])
-                norms.append(rstd)
-                U, _ = mlp_forward(H, b["W1"], b["b1"], b["W2"], b["b2"])
-                X = X + U
-            logits, (_, (_, rstd, _), _) = head_forward(X, p["ln_f_g"], p["ln_f_b"], p["W_out"])
-        self._finite(logits, "the forward pass", norms + [rstd])
-        cache.length, cache.owner = t1, self
-        return logits  # (m, vocab)
+            logits, _ = self._forward(tokens[0], cache)  # (m, vocab)
+        cache.length, cache.owner = cache.length + tokens.shape[1], self
+        return logits
 
     def _check_cache(self, cache):
         """Raise unless `cache` is a KVCache sized for this model and holds nothing from another model."""
@@ -340,21 +299,13 @@ class TinyLM:
         if cache.length and cache.owner is not self:
             raise ValueError("cache holds the keys and values of another model; start with model.new_cache()")
 
-    def _pick(self, logits, temperature, rng):
-        """Next token from logits (vocab,): argmax at temperature 0, else a sample of softmax(logits / T)."""
-        with np.errstate(over="ignore"):
-            z = logits.astype(np.float64) / temperature if temperature else None
-        if z is None or np.isposinf(z).any():  # as the temperature goes to 0, sampling becomes the argmax
-            return int(np.argmax(logits))
-        e, total = exp_and_sum(z)  # softmax(z) = e / total
-        return int(rng.choice(self.vocab_size, p=e / total))
-
     def generate(self, prompt, n_new, temperature=0.0, use_cache=True, rng=None):
         """Extend prompt (T,) by n_new tokens; return the whole sequence (T + n_new,) as int array.
 
         temperature 0 is greedy (argmax); above 0, sample from softmax(logits / temperature)
-        with rng (a np.random.Generator; default_rng(0) if None). use_cache=False
-        recomputes the full forward pass for every new token: same tokens, O(t^2) per step.
+        with rng (a np.random.Generator; default_rng(0) if None). Both go through sample_next.
+        use_cache=False recomputes the full forward pass for every new token: same tokens,
+        O(t^2) per step.
         """
         seq, one = self._check_tokens(prompt, "prompt")
         if not one:
@@ -367,30 +318,12 @@ class TinyLM:
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a np.random.Generator or None, got {type(rng).__name__}")
         rng = np.random.default_rng(0) if rng is None else rng
-        if self.ops is not None:
-            return self._generate_ops(seq[0], n_new, temperature, use_cache, rng)
         out = [int(t) for t in seq[0]]
         cache = self.new_cache() if use_cache else None
         new = out  # tokens the model has not seen yet: the whole prompt, then one at a time
         for _ in range(n_new):
-            if use_cache:
-                logits = self.step(np.array(new), cache)[-1]  # only the new rows are computed
-            else:
-                logits = self.forward(np.array(out))[-1]  # everything, every time
-            out.append(self._pick(logits, temperature, rng))
+            logits = self.step(np.array(new), cache)[-1] if use_cache else self.forward(np.array(out))[-1]
+            u = rng.random() if temperature else 0.0
+            out.append(int(self.table["sample_next"](logits, temperature, u)))
             new = out[-1:]
-        return np.array(out)
-
-    def _generate_ops(self, prompt, n_new, temperature, use_cache, rng):
-        """generate() through the ops: cache_step for every head, or the whole forward again; sample_next."""
-        if not self.causal:
-            raise ValueError("generation needs a causal model: with causal=False every new token changes the past")
-        self._check_params()
-        f = ops_path.resolve(self.ops)
-        if use_cache:
-            return ops_path.generate(f, self, prompt, n_new, temperature, rng)
-        out = [int(t) for t in prompt]
-        for _ in range(n_new):
-            logits = self.forward(np.array(out))[-1]  # everything, every time
-            out.append(int(f["sample_next"](logits, temperature, rng.random() if temperature else 0.0)))
         return np.array(out)

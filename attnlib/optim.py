@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, finite_float, finite_positive_float
+from ._validate import as_float_array, finite_float, finite_positive_float, public
 
 
 def clip_grad_norm(grads, max_norm):
@@ -26,6 +26,7 @@ def clip_grad_norm(grads, max_norm):
     return norm
 
 
+@public
 class Adam:
     """AdamW over a dict of arrays, updated in place by step(grads).
 

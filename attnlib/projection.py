@@ -5,29 +5,24 @@ so the same product reads x' = x @ W with W of shape (d_in, d_out): the essay's 
 transposed. Stacking inputs as the rows of X projects them all at once, and each
 output row depends only on its own input row.
 """
-import numpy as np
-
-from ._validate import as_float_array, check_finite_product, check_inner
+from ._validate import Array, contract
 
 
+def weight_grad(X, dY):
+    """dW for Y = X @ W over stacked rows: X (..., d_in), dY (..., d_out) -> (d_in, d_out)."""
+    return X.reshape(-1, X.shape[-1]).T @ dY.reshape(-1, dY.shape[-1])
+
+
+@contract(x=Array("d_in"), W=Array("d_in", "d_out"), finite="x @ W")
 def project(x, W):
     """Project one vector: x (d_in,) @ W (d_in, d_out) -> (d_out,)."""
-    x = as_float_array("x", x, 1, "(d_in,)")
-    W = as_float_array("W", W, 2, "(d_in, d_out)")
-    check_inner("x", x.shape, "W", W.shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        y = x @ W  # (d_out,)
-    return check_finite_product(y, "x @ W", x=x, W=W)
+    return x @ W  # (d_out,)
 
 
+@contract(X=Array("n", "d_in"), W=Array("d_in", "d_out"), finite="X @ W")
 def project_rows(X, W):
     """Project every row at once: X (n, d_in) @ W (d_in, d_out) -> (n, d_out).
 
     Row i of the result is project(X[i], W): rows never influence each other.
     """
-    X = as_float_array("X", X, 2, "(n, d_in)")
-    W = as_float_array("W", W, 2, "(d_in, d_out)")
-    check_inner("X", X.shape, "W", W.shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Y = X @ W  # (n, d_out)
-    return check_finite_product(Y, "X @ W", X=X, W=W)
+    return X @ W  # (n, d_out)

@@ -224,9 +224,9 @@ def _same_code(root, stem):
 
 
 def _gathered_stems(stem):
-    """The lessons whose exercise notebooks a gathering notebook reads: the owners of the ops (attnlib.ops.OPS)."""
-    from .ops import OPS
-    return sorted({lesson(name).stem for name in OPS} - {stem})
+    """The lessons whose exercise notebooks a gathering notebook reads: the owners of the ops (learner_ops.NAMES)."""
+    from .learner_ops import NAMES
+    return sorted({lesson(name).stem for name in NAMES} - {stem})
 
 
 def not_attempted(stem):

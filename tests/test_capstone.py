@@ -1,7 +1,7 @@
 """TinyLM(ops=...) and check("capstone", ops): the learner's functions inside the model.
 
-The reference for the ops path is TinyLM's own batched engine (attnlib/backprop.py), a
-different implementation: the two must agree on logits, loss, every gradient and the
+The reference for the ops path is TinyLM on attnlib's own batched layers, a different
+implementation from the learner-style ops: the two must agree on logits, loss, every gradient and the
 generated tokens. The op functions used here are the learner-style numpy ones of
 tests/mutants/capstone.py, written without attnlib.
 """
@@ -17,7 +17,7 @@ import pytest
 import attnlib
 from attnlib import TinyLM
 from attnlib.checks import CheckFailed, capstone, check, my_functions
-from attnlib.ops import OPS
+from attnlib.learner_ops import NAMES
 from attnlib.train import train
 from mutants import capstone as learner
 
@@ -82,9 +82,9 @@ def test_bad_ops_get_a_clear_error():
     _, mine = pair({"layer_norm": lambda X, g, b, eps=1e-5: X[:, :-1]})
     with pytest.raises(ValueError, match="layer_norm returned shape \\(6, 7\\), the model needs \\(6, 8\\)"):
         mine.forward(np.arange(6))
-    _, mine = pair({})
-    with pytest.raises(ValueError, match="generates through your cache_step"):
-        mine.step(np.arange(2), mine.new_cache())
+    ref, mine = pair(learner.ALL)  # one model, one path: step runs through the learner's cache_step too
+    np.testing.assert_allclose(mine.step(np.arange(2), mine.new_cache()), ref.step(np.arange(2), ref.new_cache()),
+                               rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("expected, ops", learner.WRONG["capstone"],
@@ -109,7 +109,7 @@ def test_the_capstone_is_not_attempted_without_ops_and_refuses_a_wrong_type():
 def test_my_functions_reads_written_functions_and_skips_stubs(capsys):
     assert my_functions(folder=ROOT / "exercises") == {}
     found = my_functions(folder=ROOT / "solutions")
-    assert set(found) == set(OPS)
+    assert set(found) == set(NAMES)
     assert "yours, from 06_mask_and_softmax.ipynb" in capsys.readouterr().out
     S = np.array([[1.0, 2.0, 3.0]])
     np.testing.assert_allclose(found["softmax"](S), learner.softmax(S))
@@ -228,7 +228,7 @@ def test_my_functions_links_the_block_to_the_learners_heads_and_attention(broken
 def test_a_broken_attention_among_all_the_learners_ops_parts_the_loss_at_step_0(broken_attention_notebooks):
     with contextlib.redirect_stdout(io.StringIO()):
         mine = my_functions(folder=broken_attention_notebooks)
-    assert set(mine) == set(OPS)
+    assert set(mine) == set(NAMES)
     diagnosis, name, problems = named(mine)
     assert (diagnosis, name) == ("op-changes-loss", "attention")
     assert problems[1].startswith("with all your ops: the loss differs from step 0:"), problems

@@ -165,7 +165,7 @@ def test_patching_the_reference_is_reported_not_passed(monkeypatch):
 
 
 def test_patching_a_functions_code_is_reported(monkeypatch):
-    monkeypatch.setattr(al.softmax, "__code__", softmax_wrong_axis.__code__)
+    monkeypatch.setattr(al.softmax.__wrapped__, "__code__", softmax_wrong_axis.__code__)  # its body
     assert fails("softmax", softmax_wrong_axis).diagnosis == "grader-modified"
 
 

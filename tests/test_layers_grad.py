@@ -8,8 +8,11 @@ backward returns when fed dY = R. The numerical gradient perturbs each entry by
 import numpy as np
 import pytest
 
-from attnlib import backprop
-from attnlib.layers import BLOCK_KEYS
+from attnlib.attention import attention_forward, attention_grads, mha_forward, mha_grads
+from attnlib.block import BLOCK_KEYS, block_forward, block_grads
+from attnlib.layers import (embed_forward, embed_grads, gelu_forward, gelu_grads, layer_norm_forward, layer_norm_grads,
+                            mlp_forward, mlp_grads)
+from attnlib.loss import cross_entropy_forward, cross_entropy_grads, logits_forward, logits_grads
 from attnlib.model import TinyLM
 from helpers import numeric_grad, rel_error, rng
 
@@ -36,19 +39,19 @@ def check_layer(forward, backward, inputs, names, seed=0):
 def test_layer_norm_backward():
     r = rng(1)
     X, g, b = r.normal(size=(2, 3, 5)) * 3 + 1, r.normal(size=5), r.normal(size=5)
-    check_layer(backprop.layer_norm_forward, backprop.layer_norm_backward, [X, g, b], ["X", "g", "b"])
+    check_layer(layer_norm_forward, layer_norm_grads, [X, g, b], ["X", "g", "b"])
 
 
 def test_gelu_backward():
     X = rng(2).normal(size=(4, 6)) * 2
-    check_layer(backprop.gelu_forward, backprop.gelu_backward, [X], ["X"])
+    check_layer(gelu_forward, gelu_grads, [X], ["X"])
 
 
 def test_mlp_backward():
     r = rng(3)
     X = r.normal(size=(2, 3, 4))
     W1, b1, W2, b2 = r.normal(size=(4, 8)), r.normal(size=8), r.normal(size=(8, 4)), r.normal(size=4)
-    check_layer(backprop.mlp_forward, backprop.mlp_backward, [X, W1, b1, W2, b2], ["X", "W1", "b1", "W2", "b2"])
+    check_layer(mlp_forward, mlp_grads, [X, W1, b1, W2, b2], ["X", "W1", "b1", "W2", "b2"])
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -58,15 +61,15 @@ def test_attention_backward(causal, scale):
     Q, K, V = r.normal(size=(2, 5, 3)), r.normal(size=(2, 5, 3)), r.normal(size=(2, 5, 4))
 
     def forward(Q, K, V):
-        return backprop.attention_forward(Q, K, V, causal, scale)
+        return attention_forward(Q, K, V, causal, scale)
 
-    check_layer(forward, backprop.attention_backward, [Q, K, V], ["Q", "K", "V"])
+    check_layer(forward, attention_grads, [Q, K, V], ["Q", "K", "V"])
 
 
 def test_attention_backward_queries_are_the_last_positions():
     r = rng(5)
     Q, K, V = r.normal(size=(2, 3)), r.normal(size=(5, 3)), r.normal(size=(5, 2))
-    check_layer(backprop.attention_forward, backprop.attention_backward, [Q, K, V], ["Q", "K", "V"])
+    check_layer(attention_forward, attention_grads, [Q, K, V], ["Q", "K", "V"])
 
 
 def test_softmax_backward_matches_finite_differences():
@@ -83,9 +86,9 @@ def test_multi_head_attention_backward():
     Ws = [r.normal(size=(6, 6)) * 0.5 for _ in range(4)]
 
     def forward(X, Wq, Wk, Wv, Wo):
-        return backprop.mha_forward(X, Wq, Wk, Wv, Wo, n_heads=3)
+        return mha_forward(X, Wq, Wk, Wv, Wo, n_heads=3)
 
-    check_layer(forward, backprop.mha_backward, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
+    check_layer(forward, mha_grads, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
 
 
 def test_block_backward():
@@ -95,10 +98,10 @@ def test_block_backward():
     names = ["X", *BLOCK_KEYS]
 
     def forward(X, *values):
-        return backprop.block_forward(X, dict(zip(BLOCK_KEYS, values)), 2)
+        return block_forward(X, dict(zip(BLOCK_KEYS, values)), 2)
 
     def backward(R, cache):
-        dX, g = backprop.block_backward(R, cache)
+        dX, g = block_grads(R, cache)
         return (dX, *[g[k] for k in BLOCK_KEYS])
 
     check_layer(forward, backward, [X, *[p[k] for k in BLOCK_KEYS]], names)
@@ -107,7 +110,18 @@ def test_block_backward():
 def test_head_backward():
     r = rng(11)
     H, g, b, W = r.normal(size=(2, 3, 4)), r.normal(size=4), r.normal(size=4), r.normal(size=(4, 7))
-    check_layer(backprop.head_forward, backprop.head_backward, [H, g, b, W], ["H", "g", "b", "W_out"])
+
+    def head_forward(H, g, b, W_out):  # the final norm, then the output projection, as TinyLM composes them
+        N, ln = layer_norm_forward(H, g, b)
+        logits, out = logits_forward(N, W_out)
+        return logits, (ln, out)
+
+    def head_backward(dlogits, cache):
+        ln, out = cache
+        dN, dW_out = logits_grads(dlogits, out)
+        return (*layer_norm_grads(dN, ln), dW_out)
+
+    check_layer(head_forward, head_backward, [H, g, b, W], ["H", "g", "b", "W_out"])
 
 
 def test_embedding_backward_adds_repeated_tokens():
@@ -116,22 +130,28 @@ def test_embedding_backward_adds_repeated_tokens():
     tok_emb, pos_emb = r.normal(size=(4, 3)), r.normal(size=(6, 3))
 
     def forward(tok_emb, pos_emb):
-        return backprop.embed_forward(tokens, tok_emb, pos_emb)
+        return embed_forward(tokens, tok_emb, pos_emb)
 
-    check_layer(forward, backprop.embed_backward, [tok_emb, pos_emb], ["tok_emb", "pos_emb"])
+    check_layer(forward, embed_grads, [tok_emb, pos_emb], ["tok_emb", "pos_emb"])
 
 
 def test_cross_entropy_backward_with_ignored_positions():
     r = rng(13)
     logits = r.normal(size=(2, 3, 5)) * 2
     targets = np.array([[1, -1, 4], [0, 2, -1]])
-    _, cache = backprop.cross_entropy_forward(logits, targets)
-    num = numeric_grad(lambda: backprop.cross_entropy_forward(logits, targets)[0], logits)
-    assert rel_error(num, backprop.cross_entropy_backward(cache)) <= TOL
+    scored = targets != -1  # TinyLM passes only the scored rows to the loss, and gives the others no gradient
+
+    def loss():
+        return cross_entropy_forward(logits[scored], targets[scored])
+
+    dlogits = np.zeros_like(logits)
+    dlogits[scored] = cross_entropy_grads(1.0, loss()[1])
+    num = numeric_grad(lambda: loss()[0], logits)
+    assert rel_error(num, dlogits) <= TOL
     # and the value itself, by hand: mean over the 4 scored positions of -log p(target)
     logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
     expected = -(logp[0, 0, 1] + logp[0, 2, 4] + logp[1, 0, 0] + logp[1, 1, 2]) / 4
-    assert backprop.cross_entropy_forward(logits, targets)[0] == pytest.approx(expected, rel=1e-12)
+    assert loss()[0] == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("causal", [True, False])
@@ -147,7 +167,8 @@ def test_whole_tinylm_gradients(causal):
     assert set(grads) == set(model.params)
 
     def loss():  # forward only: the numerical side never runs a backward pass
-        return backprop.cross_entropy_forward(model.forward(tokens), targets)[0]
+        scored = targets != -1
+        return cross_entropy_forward(model.forward(tokens)[scored], targets[scored])[0]
 
     for name, p in model.params.items():
         num = numeric_grad(loss, p)

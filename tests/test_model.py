@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from attnlib import attention_weights, layer_norm, transformer_block
-from attnlib.layers import BLOCK_KEYS
+from attnlib.block import BLOCK_KEYS
 from attnlib.model import TinyLM
 from helpers import rng
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from attnlib.layers import BLOCK_KEYS
+from attnlib.block import BLOCK_KEYS
 from attnlib.model import TinyLM
 from helpers import need, rng
 

@@ -95,8 +95,8 @@ def test_11_softmax_jacobian_is_diag_a_minus_a_a_transpose():
 
 
 def test_11_the_other_backward_steps_follow_one_line_rules():
-    """Y = X W, GELU and the embedding lookup: attnlib.backprop against finite differences of plain numpy."""
-    from attnlib import backprop
+    """Y = X W, GELU and the embedding lookup: attnlib.layers against finite differences of plain numpy."""
+    from attnlib import layers
     rng = np.random.default_rng(15)
     X, W, dY = rng.standard_normal((3, 5, 5))
     L = lambda: np.sum(dY * (X @ W))
@@ -104,13 +104,13 @@ def test_11_the_other_backward_steps_follow_one_line_rules():
     gelu = lambda Z: 0.5 * Z * (1 + np.tanh(math.sqrt(2 / math.pi) * (Z + 0.044715 * Z ** 3)))  # GPT-2's formula
     X3, dY3 = rng.standard_normal((2, 3, 4, 5))  # a batch of 3 sequences of 4 rows: dW stacks all 12 rows
     I, zero = np.eye(5), np.zeros(5)  # an MLP gelu(X W) I: its dW1 is the product rule through GELU
-    _, dW1, _, _, _ = backprop.mlp_backward(dY3, backprop.mlp_forward(X3, W, zero, I, zero)[1])
+    _, dW1, _, _, _ = layers.mlp_grads(dY3, layers.mlp_forward(X3, W, zero, I, zero)[1])
     assert np.allclose(dW1, numeric_grad(lambda: np.sum(dY3 * gelu(X3 @ W)), W), atol=1e-8)
-    dG = backprop.gelu_backward(dY, backprop.gelu_forward(X)[1])
+    dG = layers.gelu_grads(dY, layers.gelu_forward(X)[1])
     assert np.allclose(dG, numeric_grad(lambda: np.sum(dY * gelu(X)), X), atol=1e-8)
     tokens = np.array([[2, 0, 2], [4, 4, 1]])  # (B, T): token 2 twice in a row, token 4 twice, token 3 never
     tok_emb, pos_emb, dX = rng.standard_normal((6, 4)), rng.standard_normal((5, 4)), rng.standard_normal((2, 3, 4))
-    dtok, dpos = backprop.embed_backward(dX, backprop.embed_forward(tokens, tok_emb, pos_emb)[1])
+    dtok, dpos = layers.embed_grads(dX, layers.embed_forward(tokens, tok_emb, pos_emb)[1])
     L = lambda: np.sum(dX * (tok_emb[tokens] + pos_emb[:3]))
     assert np.allclose(dtok, numeric_grad(L, tok_emb)) and np.allclose(dpos, numeric_grad(L, pos_emb))
     assert np.allclose(dtok[2], dX[0, 0] + dX[0, 2]) and not dtok[3].any() and not dtok[5].any()

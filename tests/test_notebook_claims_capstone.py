@@ -99,9 +99,9 @@ def cache_step_without_scale(q, k, v, K_cache, V_cache):  # broken for generatio
 
 def test_15_the_fourteen_ops_belong_to_lessons_06_to_14():
     from attnlib.course import lesson
-    from attnlib.ops import OPS
-    assert len(OPS) == 14
-    assert {lesson(name).number for name in OPS} <= {f"{n:02d}" for n in range(6, 15)}
+    from attnlib.learner_ops import NAMES
+    assert len(NAMES) == 14
+    assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 15)}
 
 
 def test_15_the_forward_pass_is_the_composition_position_by_position():
@@ -259,7 +259,7 @@ def test_15_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fix
 
 def test_15_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_check(reference):
     from attnlib.checks import capstone
-    from attnlib.ops import OPS
+    from attnlib.learner_ops import NAMES
     _, ref = reference
 
     def softmax_backward_no_subtraction(A, dA):
@@ -269,7 +269,7 @@ def test_15_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_chec
                 "cross_entropy": logsumexp_cross_entropy, "softmax_backward": softmax_backward_no_subtraction}
     k = parts_at(trained(suspects, steps=3)[1], ref)
     assert k == 1
-    alone = [n for n in OPS if n in suspects and parts_at(trained({n: suspects[n]}, steps=k + 1)[1], ref) is not None]
+    alone = [n for n in NAMES if n in suspects and parts_at(trained({n: suspects[n]}, steps=k + 1)[1], ref) is not None]
     assert alone == ["softmax_backward"]
     assert (capstone.STEPS, capstone.PROMPT, capstone.BATCH, capstone.LR) == (30, "the cat", 8, 1e-2)
     assert capstone.MODEL == SIZE

@@ -20,7 +20,7 @@ import numpy as np
 from ..course import lesson
 from ..data import SentenceTask
 from ..model import TinyLM
-from ..ops import OPS, check_ops
+from ..learner_ops import NAMES, check as check_ops
 from ..train import train
 from .report import Report
 from .runner import call
@@ -166,7 +166,7 @@ def culprit(ops, mine, ref):
     training matched, each op alone only generates, from the weights attnlib's run trained (equal to the
     learner's)."""
     k = first_step(mine[0], ref[0])
-    for name in (n for n in OPS if n in ops):
+    for name in (n for n in NAMES if n in ops):
         if k is None:
             why = difference(run({name: ops[name]}, weights=ref[4]), ref)
         else:
@@ -186,11 +186,11 @@ def compare(ops):
     ref = run({})
     wrapped, calls = counted(ops)
     mine = run(wrapped)
-    unused = [n for n in OPS if n in ops and not calls[n]]
+    unused = [n for n in NAMES if n in ops and not calls[n]]
     found = difference(mine, ref)
     name, why = culprit(ops, mine, ref) if found else ("", "")
     if found and not name:  # no op alone parts within k + 1 steps: try each over the whole run
-        name, why = next(((n, w) for n in OPS if n in ops and (w := difference(run({n: ops[n]}), ref))), ("", ""))
+        name, why = next(((n, w) for n in NAMES if n in ops and (w := difference(run({n: ops[n]}), ref))), ("", ""))
     if not found:
         name, why = next(((n, w) for n in unused if (w := difference(run({n: ops[n]}), ref))), ("", ""))
     return (found, name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start)

@@ -23,7 +23,7 @@ import re
 import nbformat
 
 from ..course import lesson
-from ..ops import OPS
+from ..learner_ops import NAMES
 from .notebooks import CHECK_CALL
 
 STUB = 'NotImplementedError("not attempted yet")'
@@ -51,12 +51,12 @@ def _run_cells(path):
 def _stand_ins(ns, stem, found):
     """{name in this namespace: the op it stands in for}: attnlib's functions under an op's name, and the
     notebook's own helpers (HELPERS), for every op the learner wrote in another notebook."""
-    borrowed = {name: name for name in OPS if getattr(ns.get(name), "__module__", "").split(".")[0] == "attnlib"}
+    borrowed = {name: name for name in NAMES if getattr(ns.get(name), "__module__", "").split(".")[0] == "attnlib"}
     links = {**borrowed, **{h: op for h, op in HELPERS.get(stem, {}).items() if callable(ns.get(h))}}
     return {name: op for name, op in links.items() if op in found and lesson(op).stem != stem}
 
 
-def my_functions(names=OPS, folder="."):
+def my_functions(names=NAMES, folder="."):
     """{name: your function} for every name in `names` you have written; prints where each one came from.
 
     Where one of your notebooks used a stand-in for a function you wrote in another one (attnlib's

@@ -77,7 +77,7 @@ def _trusted(name, ex):
 
 def _watched_modules():
     prefixes = ("attnlib.checks.", "attnlib._", "attnlib.projection", "attnlib.mixing", "attnlib.attention",
-                "attnlib.layers", "attnlib.cache", "attnlib.model", "attnlib.backprop")
+                "attnlib.layers", "attnlib.loss", "attnlib.block", "attnlib.cache", "attnlib.model")
     mods = [np, np.linalg, attnlib]
     mods += [m for n, m in sorted(sys.modules.items()) if n.startswith(prefixes) and isinstance(m, types.ModuleType)]
     return mods
@@ -86,7 +86,8 @@ def _watched_modules():
 def _state(value):
     """What must stay the same: the object, and for a function its code and defaults."""
     if isinstance(value, types.FunctionType):
-        return value, value.__code__, value.__defaults__, value.__kwdefaults__
+        body = inspect.unwrap(value)  # a public function's own body, behind its declared contract
+        return value, value.__code__, value.__defaults__, value.__kwdefaults__, body.__code__, body.__defaults__
     return (value,)
 
 

@@ -6,7 +6,8 @@ from .. import viz
 from ..viz.tables import esc, check_labels
 from ..attention import attention_weights, split_heads
 from ..data import tokenize, word_vectors
-from ..layers import BLOCK_KEYS, layer_norm, transformer_block
+from ..block import BLOCK_KEYS, transformer_block
+from ..layers import layer_norm
 from .explorer import Explorer, _text
 
 
