@@ -37,7 +37,7 @@ grade-pytest: $(TOOLS)   ## the same, as one pytest test per exercise (ATTNLIB_E
 	$(DEV)/bin/python -m pytest -o addopts="" -p no:cacheprovider grading/
 
 grade-nbval: $(TOOLS)    ## the same through nbval: every cell must run, a failing or unattempted check fails its cell
-	$(DEV)/bin/python -c "from attnlib import workspace; workspace.sync('.')"
+	$(DEV)/bin/python -c "from attnlib.course import workspace; workspace.sync('.')"
 	ATTNLIB_STRICT=1 $(DEV)/bin/python -m pytest -o addopts="" -p no:cacheprovider --nbval-lax \
 	  --nbval-current-env $(or $(ATTNLIB_EXERCISES),workspace/exercises)
 
@@ -58,7 +58,7 @@ refresh: $(TOOLS)        ## maintainers: re-execute notebooks and store their ou
 exercises: $(TOOLS)      ## maintainers: regenerate exercises/ from solutions/ (learners' workspace/ untouched)
 	$(DEV)/bin/python tools/make_exercises.py
 
-course-map: $(TOOLS)     ## maintainers: write the course map from attnlib/course.py into README and notebook 00
+course-map: $(TOOLS)     ## maintainers: write the course map from attnlib/course/manifest.py into README and notebook 00
 	$(DEV)/bin/python tools/course_map.py
 
 clean:                   ## remove the environments and caches (never workspace/)

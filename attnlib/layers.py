@@ -169,7 +169,10 @@ GELU = Op(gelu_forward, gelu_grads)
 
 @contract(X=Array(allow="inf", empty=True), finite=None)
 def gelu(X):
-    """GELU, tanh approximation as in GPT-2: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    """GELU, tanh approximation as in GPT-2, entry by entry: X (any shape) -> Y (the same shape).
+
+    gelu(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    """
     Y = gelu_forward(X.reshape(-1))[0].reshape(X.shape)  # 1-D, so that the in-place steps also work for a 0-D X
     return np.where(np.isneginf(X), 0.0, Y)  # the limit as x -> -inf, where the formula gives -inf * 0
 

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from attnlib import widgets  # noqa: E402
+from attnlib.viewers import widgets  # noqa: E402
 
 SENTENCES = {6: "the cat sat on the mat", 12: "the cat sat on the mat and the dog lay by it"}
 TARGET_MS = {"table": 20.0, "matplotlib": 150.0}

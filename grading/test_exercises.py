@@ -13,7 +13,7 @@ import pathlib
 
 import pytest
 
-from attnlib import workspace
+from attnlib.course import workspace
 from attnlib.checks import notebooks
 from attnlib.course import EXERCISE_LESSONS
 

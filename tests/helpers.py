@@ -10,7 +10,7 @@ IN_CI = os.environ.get("CI") == "true"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # the first code cell of every narrative notebook
-SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib import viz, widgets",
+SETUP_LINES = ["import numpy as np", "import attnlib as at", "from attnlib.viewers import viz, widgets",
                'np.set_printoptions(formatter={"float": viz.number})  # 2 decimals, rounded as the tables round']
 
 

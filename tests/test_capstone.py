@@ -117,7 +117,7 @@ def test_my_functions_reads_written_functions_and_skips_stubs(capsys):
 
 def test_the_capstone_is_graded_again_when_another_exercise_notebook_changes(tmp_path):
     """status (and grading/) cache each notebook's grades by its content; the capstone also reads its neighbours."""
-    from attnlib.workspace import grade_key as _fingerprint
+    from attnlib.course.workspace import grade_key as _fingerprint
     capstone, other, plain = tmp_path / "15_capstone.ipynb", tmp_path / "10_block.ipynb", tmp_path / "01_a.ipynb"
     capstone.write_text('{"cells": [{"source": "mine = my_functions()"}]}')
     plain.write_text('{"cells": [{"source": "check(\\"project\\", project)"}]}')

@@ -27,7 +27,7 @@ def course(tmp_path):
     shutil.copytree(ROOT / "solutions", root / "solutions")
     for stem in ("01_projection", "02_batches", "05_learned_mixing"):
         shutil.copy(ROOT / "exercises" / f"{stem}.ipynb", root / "exercises")
-    from attnlib import workspace
+    from attnlib.course import workspace
     workspace.sync(root)
     solve(root, "01_projection", None)
     solve(root, "02_batches", "    return (W.T @ X.T)  # a learner's transposed attempt")

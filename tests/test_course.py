@@ -1,4 +1,4 @@
-"""The course manifest (attnlib/course.py) is the one source of the course order.
+"""The course manifest (attnlib/course/manifest.py) is the one source of the course order.
 
 The files on disk, the grader, the README's map and notebook 00's map all agree with
 it, and no notebook stores per-run timestamps.
@@ -21,7 +21,7 @@ def test_every_lesson_has_its_files_and_nothing_else_is_numbered():
     for folder, stems in (("notebooks", STEMS), ("solutions", [les.stem for les in EXERCISE_LESSONS]),
                           ("exercises", [les.stem for les in EXERCISE_LESSONS])):
         on_disk = sorted(p.stem for p in (ROOT / folder).glob("*.ipynb") if re.match(r"\d\d_", p.name))
-        assert on_disk == sorted(stems), f"{folder}/ and attnlib/course.py disagree"
+        assert on_disk == sorted(stems), f"{folder}/ and attnlib/course/manifest.py disagree"
 
 
 def test_lessons_are_numbered_in_order_with_unique_exercise_names():

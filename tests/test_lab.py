@@ -1,4 +1,4 @@
-"""attnlib.lab: JupyterLab on 127.0.0.1 with a token that never reaches the command line,
+"""attnlib.course.lab: JupyterLab on 127.0.0.1 with a token that never reaches the command line,
 on the port it prints, with no network access from the Extension Manager."""
 import http.server
 import json
@@ -213,7 +213,8 @@ def launch(tmp_path, course, token, runtime_mode=0o700, config=None):
                JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), ATTNLIB_LAB_TOKEN=token, PYTHONUNBUFFERED="1",
                http_proxy="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9")  # the token must not go to a proxy
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    code = "import sys; from attnlib.lab import main; sys.exit(main(sys.argv[1], open_browser=False, timeout=45))"
+    code = ("import sys; from attnlib.course.lab import main; "
+            "sys.exit(main(sys.argv[1], open_browser=False, timeout=45))")
     with open(out, "w") as fout, open(err, "w") as ferr:
         proc = subprocess.Popen([sys.executable, "-c", code, str(course)], env=env, stdout=fout, stderr=ferr,
                                 stdin=subprocess.DEVNULL, cwd=tmp_path)

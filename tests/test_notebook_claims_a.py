@@ -178,7 +178,7 @@ def test_03_exercise_a_lookup_is_a_product():
 
 
 def test_02_03_the_batch_explorer_opens_with_nothing_edited():
-    from attnlib import widgets
+    from attnlib.viewers import widgets
     X = np.round(np.random.default_rng(2).uniform(0.0, 1.0, size=(4, 6)), 1)
     ex = widgets.batch_explorer(X, np.eye(6), tokens=[f"row {i}" for i in range(4)])
     assert (ex.state["row"], ex.state["col"], ex.state["changed"]) == (1, 0, [])  # "opens on row 1, column 0"

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from attnlib import __main__ as cli
-from attnlib import workspace
+from attnlib.course import cli
+from attnlib.course import workspace
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STEMS = ("01_projection", "02_batches", "06_mask_and_softmax", "15_your_own_model")

@@ -1,11 +1,11 @@
-"""attnlib.viz: the tables are checked by parsing their HTML with the standard
+"""attnlib.viewers.viz: the tables are checked by parsing their HTML with the standard
 library and comparing against hand-written expectations."""
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 
-from attnlib import viz
+from attnlib.viewers import viz
 
 NEG_INF = -np.inf
 

@@ -1,11 +1,11 @@
-"""attnlib.widgets: drive each explorer by setting control values, as a click would,
+"""attnlib.viewers.widgets: drive each explorer by setting control values, as a click would,
 and compare the recomputed state with independent numpy written here."""
 import re
 
 import numpy as np
 import pytest
 
-from attnlib import viz, widgets
+from attnlib.viewers import viz, widgets
 from attnlib.data import essay_example
 
 from helpers import softmax_rows
@@ -537,7 +537,7 @@ def test_ops_state_generation_pieces_change_only_the_text():
 
 
 def test_ops_state_keeps_attnlibs_run_and_rejects_unknown_input():
-    from attnlib.widgets import ops as ops_module
+    from attnlib.viewers.widgets import ops as ops_module
     widgets.ops_state("gelu: a ReLU", steps=10)
     hits = ops_module._run.cache_info().hits
     a = widgets.ops_state("cache_step: no 1/\u221ad", steps=10)

@@ -16,7 +16,7 @@ import sys
 import nbformat
 import pytest
 
-from attnlib import workspace
+from attnlib.course import workspace
 from attnlib.checks.notebooks import exercise_text
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

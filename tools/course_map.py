@@ -1,7 +1,8 @@
-"""Write the course map from attnlib.course.LESSONS into the README and notebook 00.
+"""Write the course map (attnlib.course.LESSONS) into the README and notebook 00, and the API table (attnlib.__all__)
+into the README.
 
-    python tools/course_map.py            # rewrite both maps
-    python tools/course_map.py --check    # exit 1 if either is out of date
+    python tools/course_map.py            # rewrite the maps and the API table
+    python tools/course_map.py --check    # exit 1 if any is out of date
 
 The README's map sits between two marker comments; notebook 00's map is the table
 in its "## The course map" cell (a Markdown cell: no stored output changes).
@@ -11,24 +12,45 @@ import pathlib
 import re
 import sys
 
+import inspect
+
 import nbformat
 
+import attnlib
 from attnlib.course import course_map
 from safe_write import write_text
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 START_HERE = ROOT / "notebooks" / "00_start_here.ipynb"
-BEGIN, END = "<!-- course map: made by tools/course_map.py from attnlib/course.py -->", "<!-- end of course map -->"
+BEGIN = "<!-- course map: made by tools/course_map.py from attnlib/course/manifest.py -->"
+END = "<!-- end of course map -->"
+API_BEGIN = "<!-- API table: made by tools/course_map.py from attnlib.__all__ -->"
+API_END = "<!-- end of API table -->"
 TABLE = re.compile(r"^\|.*\|[ \t]*(?:\n\|.*\|[ \t]*)*", re.M)
+
+
+def api_table():
+    """One row per public name of attnlib, in the order they are declared: its signature and its first line."""
+    rows = ["| name | signature | what it is |", "|---|---|---|"]
+    for name in attnlib.__all__:
+        obj = getattr(attnlib, name)
+        first = inspect.getdoc(obj).split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
+        signature = str(inspect.signature(obj)).replace("<class 'numpy.float64'>", "np.float64")
+        rows.append(f"| `{name}` | `{name}{signature}` | {first} |")
+    return "\n".join(rows)
+
+
+def between(text, begin, end, body):
+    if begin not in text or end not in text:
+        raise SystemExit(f"README.md lacks the markers {begin} ... {end}")
+    head, rest = text.split(begin, 1)
+    return head + begin + "\n" + body + "\n" + end + rest.split(end, 1)[1]
 
 
 def readme_text():
     text = README.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"README.md lacks the course map markers {BEGIN} ... {END}")
-    head, rest = text.split(BEGIN, 1)
-    return head + BEGIN + "\n" + course_map("readme") + "\n" + END + rest.split(END, 1)[1]
+    return between(between(text, BEGIN, END, course_map("readme")), API_BEGIN, API_END, api_table())
 
 
 def start_here_text():

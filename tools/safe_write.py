@@ -7,7 +7,7 @@ who edited exercises/ in place, say), so it is copied to .backups/ first.
 import pathlib
 import subprocess
 
-from attnlib.workspace import timestamped_copy
+from attnlib.course.workspace import timestamped_copy
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

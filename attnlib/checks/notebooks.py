@@ -110,7 +110,7 @@ def outcomes(nb):
 
 
 # ----------------------------------------------------------------------------
-# the cache of `python -m attnlib status` (attnlib.workspace), so a notebook that has not changed is not run again
+# the cache of `python -m attnlib status` (attnlib.course.workspace): a notebook that has not changed is not run again
 
 def run_outcomes(path):
     """outcomes(run(path)); a notebook that cannot run at all (a top-level cell that never ends, a broken file)

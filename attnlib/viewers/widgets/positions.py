@@ -3,8 +3,8 @@ import ipywidgets as ipw
 import numpy as np
 
 from .. import viz
-from ..attention import attention_weights
-from ..data import essay_example
+from ...attention import attention_weights
+from ...data import essay_example
 from ..viz.tables import as_matrix, esc
 from .explorer import Explorer, _checkbox, _num, _text
 

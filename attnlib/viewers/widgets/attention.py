@@ -4,8 +4,8 @@ import numpy as np
 
 from .. import viz
 from ..viz.tables import esc
-from ..data import essay_example, tokenize
-from ..mixing import causal_mask, softmax
+from ...data import essay_example, tokenize
+from ...mixing import causal_mask, softmax
 from .explorer import Explorer, _cached_render, _checkbox, _text
 
 

@@ -2,7 +2,7 @@
 
 Each view is an IPython.display.HTML subclass that keeps its numbers (`.data`,
 `.rows`, `.cols`) next to its markup (`.html`). Colours, formatting and the
-markup conventions are described in attnlib.viz.
+markup conventions are described in attnlib.viewers.viz.
 
 The notebooks store this markup as outputs and nbval compares it byte for byte:
 a change to the HTML (even a style) means refreshing every notebook's outputs.

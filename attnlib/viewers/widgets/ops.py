@@ -119,9 +119,9 @@ FIRST_USE = {"forward": "a forward piece is used to compute the very first loss,
 @functools.lru_cache(maxsize=32)
 def _run(label, steps, seed):
     """(losses, greedy words, sampled words) of a run: attnlib's model (label None) or with BROKEN[label]."""
-    from ..data import SentenceTask
-    from ..model import TinyLM
-    from ..train import train
+    from ...data import SentenceTask
+    from ...model import TinyLM
+    from ...train import train
     task = SentenceTask(seq_len=MODEL["max_len"])
     ops = None if label is None else dict(BROKEN[label][0])
     model = TinyLM(len(task.tokenizer), seed=seed, ops=ops, **MODEL)

@@ -4,8 +4,8 @@ import numpy as np
 
 from .. import viz
 from ..viz.tables import as_matrix, esc, check_labels
-from ..data import essay_example, example_weights, word_vectors
-from ..mixing import uniform_causal_weights
+from ...data import essay_example, example_weights, word_vectors
+from ...mixing import uniform_causal_weights
 from .explorer import Explorer, _float_text, _num, _text, _token_dropdown
 
 

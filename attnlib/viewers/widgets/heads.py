@@ -4,10 +4,10 @@ import numpy as np
 
 from .. import viz
 from ..viz.tables import esc, check_labels
-from ..attention import attention_weights, split_heads
-from ..data import tokenize, word_vectors
-from ..block import BLOCK_KEYS, transformer_block
-from ..layers import layer_norm
+from ...attention import attention_weights, split_heads
+from ...data import tokenize, word_vectors
+from ...block import BLOCK_KEYS, transformer_block
+from ...layers import layer_norm
 from .explorer import Explorer, _text
 
 

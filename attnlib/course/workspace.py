@@ -36,7 +36,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .course import LESSONS, lesson
+from .manifest import LESSONS, lesson
 
 FOLDER = "workspace"
 FOLDERS = ("notebooks", "exercises")
@@ -225,7 +225,7 @@ def _same_code(root, stem):
 
 def _gathered_stems(stem):
     """The lessons whose exercise notebooks a gathering notebook reads: the owners of the ops (learner_ops.NAMES)."""
-    from .learner_ops import NAMES
+    from ..learner_ops import NAMES
     return sorted({lesson(name).stem for name in NAMES} - {stem})
 
 

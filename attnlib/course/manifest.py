@@ -14,7 +14,7 @@ class Lesson:
     stem: str                 # "06_mask_and_softmax": number and topic, the notebooks' file name
     title: str                # its short title in the course map
     idea: str                 # the idea in one line, for the course map (Markdown, $maths$ allowed)
-    explorers: tuple = ()     # attnlib.widgets functions the notebook opens
+    explorers: tuple = ()     # attnlib.viewers.widgets functions the notebook opens
     exercises: tuple = ()     # attnlib.checks names, in the order the exercise notebook checks them
 
     @property

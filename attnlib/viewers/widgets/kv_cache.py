@@ -4,10 +4,10 @@ import numpy as np
 
 from .. import viz
 from ..viz.tables import esc
-from ..attention import attention
-from ..cache import attend_step
-from ..data import essay_example, tokenize
-from ..mixing import softmax
+from ...attention import attention
+from ...cache import attend_step
+from ...data import essay_example, tokenize
+from ...mixing import softmax
 from .explorer import Explorer, _text
 
 
