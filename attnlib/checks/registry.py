@@ -5,16 +5,17 @@ Each lesson module holds its exercises and their named mistakes in a list
 the mistake ids only its exercises use in `DIAGNOSES` and `NUDGES` (merged into
 diagnoses.py's tables here; an id defined twice is an error). A module is named
 after its lesson's stem without the number (course.LESSONS), so renumbering
-lessons never renames a file. The capstone
-(capstone.py) grades a dict of ops rather than one function.
+lessons never renames a file, and the list of modules comes from the manifest: a lesson
+with exercises other than the capstone has one. The capstone (capstone.py) grades a dict
+of ops rather than one function.
 """
-from . import capstone, diagnoses
-from . import (attention_module, batches, block, generation_and_kv_cache, heads, learned_mixing, mask_and_softmax,
-               mixing_rows, next_token, no_mask, positions, projection, tokens_and_values, trained_attention)
+import importlib
 
-LESSON_MODULES = (projection, batches, tokens_and_values, mixing_rows, learned_mixing, mask_and_softmax,
-                  attention_module, positions, heads, block, next_token, trained_attention, no_mask,
-                  generation_and_kv_cache)
+from ..course import LESSONS
+from . import capstone, diagnoses
+
+LESSON_MODULES = tuple(importlib.import_module(f".{lesson.stem[3:]}", __package__) for lesson in LESSONS
+                       if lesson.exercises and lesson.exercises != (capstone.NAME,))
 
 EXERCISES = {ex.name: ex for module in LESSON_MODULES for ex in module.EXERCISES}
 NAMES = tuple(EXERCISES) + (capstone.NAME,)  # the capstone grades a dict of ops (capstone.py)
