@@ -1,4 +1,4 @@
-"""Helpers for the tests (importable because pytest puts tests/ on sys.path)."""
+"""Helpers for the tests (importable because tests/conftest.py puts tests/ on sys.path)."""
 import importlib
 import os
 import pathlib

@@ -8,7 +8,7 @@ import tracemalloc
 
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .mask_and_softmax import WEIGHTS_MISTAKES
 from .pieces import attention, mask, softmax, weights
 from .probes import features, qk_probes, rand
@@ -97,7 +97,7 @@ EXERCISES = [
     Exercise(
         name="attention",
         uses=('softmax', 'attention_weights'),
-        reference=al.attention,
+        reference=at.attention,
         probes=qkv_probes(100),
         mistakes=ATTENTION_MISTAKES,
         verified="O = A V for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
@@ -109,7 +109,7 @@ EXERCISES = [
     Exercise(
         name="self_attention",
         uses=('softmax', 'attention'),
-        reference=al.self_attention,
+        reference=at.self_attention,
         probes=[_sa_probe(110, 6, 4, 3), _sa_probe(120, 6, 4, 3, 7), _sa_probe(130, 3, 2, 4, causal=False),
                 _sa_probe(140, 4, 4, 4, 4)],
         mistakes=SELF_ATTENTION_MISTAKES,
@@ -185,9 +185,9 @@ FINDINGS = {
     ],
     "self_attention": [
         weights_axis(_x_with_identity_values(164, 5)),
-        scale_finding(al.self_attention, 1, _sa_sizes),
+        scale_finding(at.self_attention, 1, _sa_sizes),
         intermediates(_self_attention_intermediates),
-        argument_mixups(al.self_attention, ("X", "Wq", "Wk", "Wv", "Wo")),
+        argument_mixups(at.self_attention, ("X", "Wq", "Wk", "Wv", "Wo")),
         causality((rand(160, 5, 4), rand(161, 4, 4), rand(162, 4, 4), rand(163, 4, 3)), {}, [0]),
     ],
 }
@@ -675,7 +675,7 @@ EXERCISES += [
     Exercise(
         name="tiled_attention",
         uses=("attention",),
-        reference=al.tiled_attention,
+        reference=at.tiled_attention,
         probes=TILED_PROBES,
         mistakes=TILED_MISTAKES,
         verified="attention computed tile by tile: lengths that are not multiples of block, fewer queries than keys, "
@@ -703,7 +703,7 @@ def _tiled_sizes(p):
 FINDINGS.update({
     "tiled_attention": [
         causality((rand(490, 5, 3), rand(491, 5, 3), rand(492, 5, 2), True, 2), {}, [1, 2]),
-        scale_finding(al.tiled_attention, 0, _tiled_sizes),
+        scale_finding(at.tiled_attention, 0, _tiled_sizes),
         huge_scores(0),
     ],
 })

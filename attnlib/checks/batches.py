@@ -1,7 +1,7 @@
 """Lesson 02, many inputs at once: project_rows, and matmul_cost (what one product costs)."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import features, rand
 from .properties import argument_mixups
 from .runner import close
@@ -61,7 +61,7 @@ def _cost_probe(n, d_in, d_out):
 EXERCISES = [
     Exercise(
         name="project_rows",
-        reference=al.project_rows,
+        reference=at.project_rows,
         probes=[Probe((rand(7, 5, 4), rand(8, 4, 3)), names=("X", "W"), cols=features(3)),
                 Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), cols=features(6)),
                 Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4))],
@@ -114,7 +114,7 @@ def exact_count(f, seen):
     return None
 
 
-FINDINGS = {"project_rows": [argument_mixups(al.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
+FINDINGS = {"project_rows": [argument_mixups(at.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
 
 DIAGNOSES = {
     "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "

@@ -3,7 +3,7 @@ from math import erf, sqrt
 
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import features, rand
 from .properties import causality, failing, intermediates, large_offset, precision, shift_invariance
 from .spec import Exercise, Probe
@@ -64,15 +64,15 @@ def relu(X):
 # transformer_block(X, p, n_heads, causal=True) -------------------------------------------------------------------
 
 def _attend(H, p, n_heads, causal):
-    return al.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
+    return at.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
 
 
-def _mlp(H, p, act=al.gelu):
+def _mlp(H, p, act=at.gelu):
     return act(H @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
 
 
 def _ln(H, p, which):
-    return al.layer_norm(H, p[f"{which}_g"], p[f"{which}_b"])
+    return at.layer_norm(H, p[f"{which}_g"], p[f"{which}_b"])
 
 
 def no_attention_residual(X, p, n_heads, causal=True):
@@ -127,7 +127,7 @@ def _block_probe(seed, n, d, n_heads, **kw):
 EXERCISES = [
     Exercise(
         name="layer_norm",
-        reference=al.layer_norm,
+        reference=at.layer_norm,
         probes=[_ln_probe(300, 4, 6, 2.0), _ln_probe(310, 3, 5, 3e-3, offset=1e-3), _ln_probe(320, 5, 3, 0.5, eps=0.1),
                 _ln_probe(330, 4, 6, 1.0, shift=1e7)],
         mistakes=[("layer-norm-eps-outside-sqrt", eps_outside_sqrt),
@@ -146,7 +146,7 @@ EXERCISES = [
     ),
     Exercise(
         name="gelu",
-        reference=al.gelu,
+        reference=at.gelu,
         probes=[Probe((np.linspace(-4.0, 4.0, 9),), names=("X",), cols=[f"{v:g}" for v in np.linspace(-4, 4, 9)]),
                 Probe((rand(330, 4, 6, scale=2.0),), names=("X",), cols=features(6))],
         mistakes=[("gelu-exact-erf", exact_erf),
@@ -164,7 +164,7 @@ EXERCISES = [
     Exercise(
         name="transformer_block",
         uses=('layer_norm', 'gelu', 'multi_head_attention'),
-        reference=al.transformer_block,
+        reference=at.transformer_block,
         probes=[_block_probe(400, 5, 6, 2), _block_probe(430, 4, 6, 3, causal=False), _block_probe(460, 3, 4, 2)],
         mistakes=[("residual-missing", no_attention_residual),
                   ("post-ln", post_ln),
@@ -209,7 +209,7 @@ def gelu_constants(f, seen):
         return None
     with np.errstate(all="ignore"):
         gate = got / x
-        if np.allclose(got, al.gelu(x) / x, rtol=1e-6):
+        if np.allclose(got, at.gelu(x) / x, rtol=1e-6):
             return "gelu-gate-only", "your values are GELU(x) / x"
         u = np.arctanh(2.0 * gate - 1.0)
     if not np.isfinite(u).all():
@@ -232,7 +232,7 @@ def _block_variants(X, p, n_heads, causal=True):
     def attend(H):
         return _attend(H, p, n_heads, causal)
 
-    def mlp(H, act=al.gelu):
+    def mlp(H, act=at.gelu):
         return _mlp(H, p, act)
     L1 = _ln(X, p, "ln1")
     A = attend(L1)
@@ -246,10 +246,10 @@ def _block_variants(X, p, n_heads, causal=True):
         ("mlp-reads-wrong-input", Y + mlp(_ln(A, p, "ln2"))),
         ("layer-norm-missing", X + attend(X) + mlp(_ln(X + attend(X), p, "ln2"))),
         ("layer-norm-missing", Y + mlp(Y)),
-        ("gelu-misplaced", Y + al.gelu((_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"])),
+        ("gelu-misplaced", Y + at.gelu((_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"])),
         ("activation-not-gelu", Y + mlp(_ln(Y, p, "ln2"), act=lambda Z: np.maximum(Z, 0.0))),
-        ("bias-missing", Y + al.gelu(_ln(Y, p, "ln2") @ p["W1"]) @ p["W2"] + p["b2"]),
-        ("bias-missing", Y + al.gelu(_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"]),
+        ("bias-missing", Y + at.gelu(_ln(Y, p, "ln2") @ p["W1"]) @ p["W2"] + p["b2"]),
+        ("bias-missing", Y + at.gelu(_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"]),
     ]
 
 

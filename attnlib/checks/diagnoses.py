@@ -1,6 +1,6 @@
 """The catalogue of recognised mistakes: a stable id and what it means.
 
-The ids are part of the product: tests/mutants pins them, the browser tests read
+The ids are part of the product: tests/grader/mutants pins them, the browser tests read
 them from `data-diagnosis`, and a learner can search for them.
 """
 

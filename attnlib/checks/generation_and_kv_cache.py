@@ -2,7 +2,7 @@
 max_cached_tokens."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .mask_and_softmax import scale_by_d, scale_missing, softmax_no_max_subtraction
 from .pieces import attention, softmax, weights
 from .probes import features, rand
@@ -39,7 +39,7 @@ def cache_step(q, k, v, K_cache, V_cache):
     """Reference: append k, v to the caches, attend q over them; return (o, K_new, V_new)."""
     K_new = np.vstack([K_cache, k[None, :]])  # (t + 1, d)
     V_new = np.vstack([V_cache, v[None, :]])  # (t + 1, d_v)
-    return al.attend_step(q, K_new, V_new), K_new, V_new
+    return at.attend_step(q, K_new, V_new), K_new, V_new
 
 
 def cache_not_appended(q, k, v, K_cache, V_cache):
@@ -215,8 +215,8 @@ def _greedy(p, prompt, n_new, cache_step, position=lambda i: i, logits=lambda x,
     empty = np.zeros((0, p["Wk"].shape[1])), np.zeros((0, p["Wv"].shape[1]))
     K, V = empty
     for i in range(len(tokens) + new(n_new) - 1):
-        at = position(i)
-        x = p["tok_emb"][tokens[i]] + (0.0 if at is None else p["pos_emb"][at])
+        pos = position(i)
+        x = p["tok_emb"][tokens[i]] + (0.0 if pos is None else p["pos_emb"][pos])
         o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
         if fresh_caches:
             K, V = empty
@@ -365,7 +365,7 @@ EXERCISES = [
     Exercise(
         name="attend_step",
         uses=('softmax',),
-        reference=al.attend_step,
+        reference=at.attend_step,
         probes=[_step_probe(700, 5, 3, 4), _step_probe(710, 3, 6, 2), _step_probe(720, 1, 2, 3),
                 _step_probe(730, 4, 4, 4), _step_probe(740, 5, 3, 4, scale=40.0)],
         mistakes=[("scale-missing", step_with(scale_missing)),
@@ -399,7 +399,7 @@ EXERCISES = [
     ),
     Exercise(
         name="sample_next",
-        reference=al.sample_next,
+        reference=at.sample_next,
         probes=[_sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 1.0, 0.5),
                 _sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 0.5, 0.9),
                 _sample_probe(rand(900, 7, scale=2.0), 2.0, 0.3),
@@ -461,7 +461,7 @@ EXERCISES = [
     ),
     Exercise(
         name="kv_cache_bytes",
-        reference=al.kv_cache_bytes,
+        reference=at.kv_cache_bytes,
         probes=[_kv_probe(12, 12, 64, 1024), _kv_probe(32, 32, 128, 4096, batch=3, bytes_per_value=4),
                 _kv_probe(3, 5, 7, 11, batch=13, bytes_per_value=2), _kv_probe(80, 8, 128, 131072, batch=8),
                 _kv_probe(2, 3, 5, 7, batch=2, bytes_per_value=1)],
@@ -639,12 +639,12 @@ def first_wrong_token(f, seen):
         got = np.asarray(o.value) if is_number_array(o.value) else None
         if got is None or got.shape != e.shape:
             return None
-        T, at = len(p.args[1]), int(np.flatnonzero(got != e)[0])
-        if at < T:
-            return "generate-prompt-changed", f"position {at} holds {got[at]}, but the prompt has {e[at]} there"
-        if at == T:
+        T, pos = len(p.args[1]), int(np.flatnonzero(got != e)[0])
+        if pos < T:
+            return "generate-prompt-changed", f"position {pos} holds {got[pos]}, but the prompt has {e[pos]} there"
+        if pos == T:
             return "generate-first-token-wrong", "the very first new token is already wrong"
-        right = f"the first {at - T} new tokens are" if at - T > 1 else "the first new token is"
+        right = f"the first {pos - T} new tokens are" if pos - T > 1 else "the first new token is"
         return "generate-later-token-wrong", f"{right} right, then the tokens part ways"
     return None
 
@@ -668,7 +668,7 @@ def fit_finding(f, seen):
 
 
 FINDINGS = {
-    "attend_step": [intermediates(_step_intermediates), scale_finding(al.attend_step, 0, _step_sizes),
+    "attend_step": [intermediates(_step_intermediates), scale_finding(at.attend_step, 0, _step_sizes),
                     huge_scores(0)],
     "cache_step": [intermediates(_cache_intermediates),
                    argument_mixups(cache_step, ("q", "k", "v", "K_cache", "V_cache"))],

@@ -1,7 +1,7 @@
 """Lesson 09, many heads: split_heads and multi_head_attention."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .mask_and_softmax import mask_always_applied, mask_not_applied, scale_missing, softmax_wrong_axis
 from .pieces import weights
 from .probes import features, rand
@@ -160,7 +160,7 @@ EXERCISES = [
     Exercise(
         name="multi_head_attention",
         uses=('split_heads', 'attention'),
-        reference=al.multi_head_attention,
+        reference=at.multi_head_attention,
         probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2)],
         mistakes=[("heads-split-mixed", heads_split_mixed),
                   ("heads-merge-mixed", heads_merge_mixed),
@@ -238,8 +238,8 @@ def _mha_sizes(p):
 FINDINGS = {
     "multi_head_attention": [
         head_layout,
-        scale_finding(al.multi_head_attention, 1, _mha_sizes),
-        argument_mixups(al.multi_head_attention, ("X", "Wq", "Wk", "Wv", "Wo", "n_heads")),
+        scale_finding(at.multi_head_attention, 1, _mha_sizes),
+        argument_mixups(at.multi_head_attention, ("X", "Wq", "Wk", "Wv", "Wo", "n_heads")),
         causality((rand(240, 5, 6), rand(241, 6, 6), rand(242, 6, 6), rand(243, 6, 6), rand(244, 6, 6), 2), {},
                   [0]),
     ],

@@ -1,7 +1,7 @@
 """Lesson 05, learned mixing: similarity (the scores Q K^T) and learned_scores (X Wq (X Wk)^T)."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import rand
 from .properties import argument_mixups, intermediates
 from .spec import Exercise, Probe
@@ -51,7 +51,7 @@ def _xqk(seed, n, d_model, d, dtype=float):
 EXERCISES = [
     Exercise(
         name="similarity",
-        reference=al.similarity,
+        reference=at.similarity,
         probes=[Probe((rand(60, 3, 4), rand(61, 5, 4)), names=("Q", "K")),
                 Probe((rand(62, 6, 2), rand(63, 3, 2)), names=("Q", "K")),
                 Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K"))],
@@ -92,13 +92,13 @@ def _scores_intermediates(X, Wq, Wk):
     Q, K = X @ Wq, X @ Wk
     S = Q @ K.T
     return [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T), ("projection-missing", X @ X.T),
-            ("scores-softmaxed", al.softmax(S)), ("scores-softmaxed", al.softmax(S / np.sqrt(Q.shape[1]))),
-            ("scores-masked", S + al.causal_mask(len(S))), ("scores-diagonal-only", (Q * K).sum(axis=1)),
+            ("scores-softmaxed", at.softmax(S)), ("scores-softmaxed", at.softmax(S / np.sqrt(Q.shape[1]))),
+            ("scores-masked", S + at.causal_mask(len(S))), ("scores-diagonal-only", (Q * K).sum(axis=1)),
             ("scores-feature-by-feature", Q.T @ K)]
 
 
 FINDINGS = {
-    "similarity": [argument_mixups(al.similarity, ("Q", "K")),
+    "similarity": [argument_mixups(at.similarity, ("Q", "K")),
                    intermediates(lambda Q, K: [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T)])],
     "learned_scores": [argument_mixups(learned_scores, ("X", "Wq", "Wk")), intermediates(_scores_intermediates)],
 }

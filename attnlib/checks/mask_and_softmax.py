@@ -5,7 +5,7 @@ exercise's signature; later lessons reuse them (attention = weights @ V).
 """
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .pieces import allowed, mask, positions, scores, softmax, weights
 from .probes import qk_probes, rand, tokens
 from .properties import causality, failing, huge_scores, intermediates, name_pattern, row_factor, scale_finding
@@ -252,7 +252,7 @@ WEIGHTS_MISTAKES = [
 EXERCISES = [
     Exercise(
         name="causal_mask",
-        reference=al.causal_mask,
+        reference=at.causal_mask,
         probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (5, 3, 6)],
         mistakes=[("mask-value-zero", all_zeros),
                   ("mask-multiplicative", ones_to_multiply),
@@ -269,10 +269,10 @@ EXERCISES = [
     ),
     Exercise(
         name="softmax",
-        reference=al.softmax,
+        reference=at.softmax,
         probes=[Probe((rand(70, 3, 5),), names=("S",)),
                 Probe((rand(71, 2, 3, 4),), names=("S",)),
-                Probe((rand(72, 4, 4) + al.causal_mask(4),), names=("S",)),
+                Probe((rand(72, 4, 4) + at.causal_mask(4),), names=("S",)),
                 Probe((rand(73, 4, 6),), {"axis": 0}, names=("S",)),
                 Probe((rand(74, 3, 4, scale=900.0),), names=("S",))],
         mistakes=[("softmax-no-max-subtraction", exp_without_max),
@@ -312,7 +312,7 @@ EXERCISES = [
     Exercise(
         name="attention_weights",
         uses=('softmax', 'causal_mask'),
-        reference=al.attention_weights,
+        reference=at.attention_weights,
         probes=qk_probes(80),
         mistakes=WEIGHTS_MISTAKES,
         verified="scaled, masked, row-wise softmax for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",

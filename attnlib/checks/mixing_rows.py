@@ -1,7 +1,7 @@
 """Lesson 04, mixing rows: uniform_causal_weights and causal_average."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import features, rand, tokens
 from .properties import causality, count_factor, counts_along_columns, failing, name_pattern, row_factor
 from .spec import Exercise, Probe
@@ -62,7 +62,7 @@ def running_mean_of_columns(V):
 EXERCISES = [
     Exercise(
         name="uniform_causal_weights",
-        reference=al.uniform_causal_weights,
+        reference=at.uniform_causal_weights,
         probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (4, 6, 3)],
         mistakes=[("mask-hides-past", upper_triangle),
                   ("mask-hides-diagonal", below_diagonal_only),
@@ -79,7 +79,7 @@ EXERCISES = [
     ),
     Exercise(
         name="causal_average",
-        reference=al.causal_average,
+        reference=at.causal_average,
         probes=[Probe((rand(50, 5, 3),), names=("V",), cols=features(3, "v")),
                 Probe((rand(51, 4, 7),), names=("V",), cols=features(7, "v")),
                 Probe((rand(52, 6, 2),), names=("V",), cols=features(2, "v")),

@@ -2,12 +2,13 @@
 layer_norm_backward.
 
 The three backward exercises return tuples (loss and gradient, or one gradient per input); the grader
-compares every part. Their references are attnlib's public functions (attnlib.gradients); the named
-mistakes below are built from the plain pieces of pieces.py, never from those references.
+compares every part. Their references are attnlib's public functions (in attnlib.loss, attnlib.attention and
+attnlib.layers); the named mistakes below are built from the plain pieces of pieces.py, never from those
+references.
 """
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .pieces import allowed, softmax
 from .probes import features, rand
 from .properties import _float, intermediates, large_offset, precision, shift_invariance
@@ -59,8 +60,8 @@ def _sm_bwd_probe(seed, shape, masked=False, shift=0.0):
     """A = softmax of random scores, dA random; `shift` moves every entry of dA (dS must not change)."""
     S = rand(seed, *shape)
     if masked:
-        S = S + al.causal_mask(shape[-1])
-    return Probe((al.softmax(S), rand(seed + 1, *shape) + shift), names=("A", "dA"))
+        S = S + at.causal_mask(shape[-1])
+    return Probe((at.softmax(S), rand(seed + 1, *shape) + shift), names=("A", "dA"))
 
 
 # cross_entropy(logits, targets) ----------------------------------------------------------------------------------
@@ -350,7 +351,7 @@ def _lnb_probe(seed, n, d, spread=1.0, offset=1.0, dtype=np.float64, **kw):
 EXERCISES = [
     Exercise(
         name="next_token_logits",
-        reference=al.next_token_logits,
+        reference=at.next_token_logits,
         probes=[Probe((rand(500, 5, 6), rand(501, 6, 9)), names=("H", "W_vocab"), cols=features(9, "w")),
                 Probe((rand(502, 3, 4), rand(503, 4, 7)), names=("H", "W_vocab"), cols=features(7, "w"))],
         mistakes=[("first-row-not-last", first_row),
@@ -365,7 +366,7 @@ EXERCISES = [
     ),
     Exercise(
         name="cross_entropy",
-        reference=al.cross_entropy,
+        reference=at.cross_entropy,
         probes=[_ce_probe(520, 4, 6, [1, 0, 5, 1]), _ce_probe(522, 3, 5, [4, 4, 2], scale=1.0),
                 _ce_probe(524, 5, 7, [0, 6, 3, 3, 2], dtype=np.float32), _ce_probe(526, 3, 6, scale=1e4)],
         mistakes=[("softmax-no-max-subtraction", ce_exp_without_max),
@@ -390,7 +391,7 @@ EXERCISES = [
     ),
     Exercise(
         name="softmax_backward",
-        reference=al.softmax_backward,
+        reference=at.softmax_backward,
         probes=[_sm_bwd_probe(510, (3, 5)), _sm_bwd_probe(512, (4, 4), masked=True), _sm_bwd_probe(514, (2, 3, 4)),
                 _sm_bwd_probe(516, (3, 5), shift=1e4)],
         mistakes=[("softmax-backward-diagonal-only", diagonal_only),
@@ -409,7 +410,7 @@ EXERCISES = [
     Exercise(
         name="attention_backward",
         uses=("softmax_backward",),
-        reference=al.attention_backward,
+        reference=at.attention_backward,
         probes=[_ab_probe(530, 3, 5, 4, 2), _ab_probe(534, 4, 4, 3, 5), _ab_probe(538, 5, 3, 2, 4, causal=False),
                 _ab_probe(542, 4, 4, 3, 2, causal=False), _ab_probe(546, 3, 5, 4, 2, scale=False),
                 _ab_probe(550, 5, 5, 4, 3, dtype=np.float32), _ab_probe(554, 3, 5, 4, 2, size=60.0)],
@@ -443,7 +444,7 @@ EXERCISES = [
     ),
     Exercise(
         name="layer_norm_backward",
-        reference=al.layer_norm_backward,
+        reference=at.layer_norm_backward,
         probes=[_lnb_probe(560, 4, 6, 2.0), _lnb_probe(565, 5, 5, 1.0), _lnb_probe(570, 3, 5, 0.3, eps=0.1),
                 _lnb_probe(575, 6, 3, 3e-3, offset=1e-3), _lnb_probe(580, 4, 8, 1.5, dtype=np.float32)],
         mistakes=[("layer-norm-backward-no-correction", lnb_no_correction),

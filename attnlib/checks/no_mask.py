@@ -2,7 +2,7 @@
 from Z)."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .mask_and_softmax import kq_instead_of_qk, scale_missing, softmax_wrong_axis
 from .pieces import attention, weights
 from .probes import features, rand, tokens
@@ -12,7 +12,7 @@ from .spec import Exercise, Probe
 
 def cross_attention(X, Z, Wq, Wk, Wv):
     """Reference: queries from X (n_x, d_model), keys and values from Z (n_z, d_model), no mask."""
-    return al.attention(X @ Wq, Z @ Wk, Z @ Wv, causal=False)
+    return at.attention(X @ Wq, Z @ Wk, Z @ Wv, causal=False)
 
 
 def causal_mask_applied(X, Z, Wq, Wk, Wv):

@@ -1,7 +1,7 @@
 """Lesson 01, one vector through one matrix: project, and compose (two projections in a row are one)."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import features, rand
 from .properties import intermediates
 from .spec import Exercise, Probe
@@ -52,7 +52,7 @@ def _pair(seed, d_in, d_mid, d_out, dtype=float):
 EXERCISES = [
     Exercise(
         name="project",
-        reference=al.project,
+        reference=at.project,
         probes=[Probe((rand(1, 4), rand(2, 4, 3)), names=("x", "W"), cols=features(3)),
                 Probe((rand(3, 2), rand(4, 2, 5)), names=("x", "W"), cols=features(5)),
                 Probe((rand(5, 3), rand(6, 3, 3)), names=("x", "W"), cols=features(3))],

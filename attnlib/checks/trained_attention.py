@@ -1,7 +1,7 @@
 """Lesson 12, attention trained: most_attended and attention_entropy."""
 import numpy as np
 
-import attnlib as al
+import attnlib as at
 from .probes import WORDS, rand
 from .spec import Exercise, Probe
 
@@ -34,25 +34,25 @@ def ties_to_the_latest(A, tokens):
 
 def _causal_probe(seed, n, spread=2.0):
     """A trained-looking causal A over the first n words: a softmax of random scores, the future masked."""
-    A = al.softmax(rand(seed, n, n, scale=spread) + al.causal_mask(n))  # (n, n)
+    A = at.softmax(rand(seed, n, n, scale=spread) + at.causal_mask(n))  # (n, n)
     return Probe((A, WORDS[:n]), names=("A", "tokens"), rows=WORDS[:n])
 
 
 def _cache_probe(seed, n_q, n_k):
     """The last n_q queries against n_k keys, as with a KV cache: query i sees keys 0 .. n_k - n_q + i."""
-    A = al.attention_weights(rand(seed, n_q, 4, scale=2.0), rand(seed + 1, n_k, 4, scale=2.0))  # (n_q, n_k)
+    A = at.attention_weights(rand(seed, n_q, 4, scale=2.0), rand(seed + 1, n_k, 4, scale=2.0))  # (n_q, n_k)
     return Probe((A, WORDS[:n_k]), names=("A", "tokens"), rows=WORDS[n_k - n_q:n_k])
 
 
 def _ties_probe(n):
     """The uniform causal average: row i gives its i + 1 keys exactly equal weights."""
-    return Probe((al.uniform_causal_weights(n), WORDS[:n]), names=("A", "tokens"), rows=WORDS[:n])
+    return Probe((at.uniform_causal_weights(n), WORDS[:n]), names=("A", "tokens"), rows=WORDS[:n])
 
 
 def _bidirectional_probe(seed, n_q, n_k):
     """No mask (cross-attention): any key may win; new words, so the answer cannot be guessed from WORDS."""
     keys = ["dog", "slept", "under", "a", "big", "old", "tree"][:n_k]
-    A = al.softmax(rand(seed, n_q, n_k, scale=2.0))  # (n_q, n_k)
+    A = at.softmax(rand(seed, n_q, n_k, scale=2.0))  # (n_q, n_k)
     return Probe((A, keys), names=("A", "tokens"), rows=[f"q{i}" for i in range(n_q)])
 
 
@@ -144,11 +144,11 @@ def _peaked_and_flat(n):
 
 
 ENTROPY_PROBES = [
-    _entropy_probe(al.softmax(rand(650, 6, 6, scale=2.0) + al.causal_mask(6))),
-    _entropy_probe(al.attention_weights(rand(652, 3, 4, scale=2.0), rand(653, 5, 4, scale=2.0))),
-    _entropy_probe(al.uniform_causal_weights(5)),
+    _entropy_probe(at.softmax(rand(650, 6, 6, scale=2.0) + at.causal_mask(6))),
+    _entropy_probe(at.attention_weights(rand(652, 3, 4, scale=2.0), rand(653, 5, 4, scale=2.0))),
+    _entropy_probe(at.uniform_causal_weights(5)),
     _entropy_probe(_peaked_and_flat(4)),
-    _entropy_probe(al.softmax(rand(654, 4, 7, scale=3.0))),
+    _entropy_probe(at.softmax(rand(654, 4, 7, scale=3.0))),
 ]
 
 EXERCISES.append(Exercise(

@@ -1,5 +1,4 @@
 """python -m attnlib on a temporary copy of the course: status, check, hint, reset and update (with backups)."""
-import pathlib
 import re
 import shutil
 import subprocess
@@ -9,8 +8,7 @@ import nbformat
 import pytest
 
 from attnlib.checks.diagnoses import nudge
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 def cli(*args, root, env_home):

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attnlib import lab
+from attnlib.course import lab
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ The files on disk, the grader, the README's map and notebook 00's map all agree 
 it, and no notebook stores per-run timestamps.
 """
 import json
-import pathlib
 import re
 import subprocess
 import sys
@@ -13,8 +12,7 @@ import pytest
 
 from attnlib import checks
 from attnlib.course import EXERCISE_LESSONS, LESSONS, STEMS, course_map, lesson
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from helpers import ROOT
 
 
 def test_every_lesson_has_its_files_and_nothing_else_is_numbered():

@@ -1,9 +1,9 @@
-"""The notebook rules of DESIGN.md section 4, for every narrative notebook.
+"""The notebook rules, for every narrative notebook.
 
 nbval proves that stored outputs reproduce; these tests check what nbval cannot:
 the skeleton every notebook follows, and the stored-output rules (executed cells,
 no stderr, no raw numpy scalars, widget and timing cells marked for nbval).
-The claims each notebook makes are tested in tests/test_notebook_claims_*.py.
+The claims each notebook makes are tested in tests/notebooks/, one file per lesson.
 """
 import re
 

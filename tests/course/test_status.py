@@ -1,7 +1,7 @@
 """`python -m attnlib status` without waiting: untouched copies need no kernel, unchanged ones come from the
 cache, malformed caches count as empty, and each notebook that does run says so on stderr.
 
-The kernel is replaced by a stand-in that records which notebooks it was asked to run (tests/test_cli.py runs
+The kernel is replaced by a stand-in that records which notebooks it was asked to run (tests/course/test_cli.py runs
 the real one)."""
 import json
 import pathlib
@@ -12,8 +12,8 @@ import pytest
 
 from attnlib.course import cli
 from attnlib.course import workspace
+from helpers import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 STEMS = ("01_projection", "02_batches", "06_mask_and_softmax", "15_your_own_model")
 
 

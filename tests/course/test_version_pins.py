@@ -5,17 +5,16 @@ exactly the packages and versions of requirements.txt (the learner's set), and
 pyproject.toml must name the same packages; the maintainers' tools live only in
 requirements-dev.txt.
 """
-import pathlib
 import re
 
 import yaml
+
+from helpers import ROOT
 
 try:
     import tomllib
 except ImportError:  # Python 3.10
     from pip._vendor import tomli as tomllib
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def pip_pins(path):

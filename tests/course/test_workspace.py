@@ -8,7 +8,6 @@ commands run in the clone. The learner's work must come through all of it.
 import hashlib
 import json
 import os
-import pathlib
 import shutil
 import subprocess
 import sys
@@ -18,8 +17,8 @@ import pytest
 
 from attnlib.course import workspace
 from attnlib.checks.notebooks import exercise_text
+from helpers import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "course", "GIT_AUTHOR_EMAIL": "course@example.org",
            "GIT_COMMITTER_NAME": "course", "GIT_COMMITTER_EMAIL": "course@example.org"}
 LATER = "14_generation_and_kv_cache"  # upstream adds this lesson after the learner's first clone
@@ -121,7 +120,7 @@ def test_pull_update_regenerate_and_test_leave_the_learners_work_intact(upstream
     regen = subprocess.run([sys.executable, "tools/make_exercises.py"], cwd=learner, capture_output=True, text=True)
     assert regen.returncode == 0, regen.stderr
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "-p", "no:cacheprovider",
-                            "tests/test_exercises.py", "-k", "generator or stray or intro"],
+                            "tests/grader/test_exercise_notebooks.py", "-k", "generator or stray or intro"],
                            cwd=learner, capture_output=True, text=True, timeout=600)
     assert tests.returncode == 0, tests.stdout[-2000:]
     collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],

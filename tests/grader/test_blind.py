@@ -1,38 +1,28 @@
-"""The grader on mistakes it was not built from: the blind sets in tests/blind/.
+"""The grader on mistakes it was not built from: the blind sets in tests/grader/blind/.
 
-Each set was written from the exercise notebooks alone (the task text and the stub signatures), by someone who
-had not read the checks, their diagnoses or the mutants, before the diagnoses it measures existed. Every mistake
-must be caught, at least 90% of each set must be named specifically (not None and not a generic id), and every
-right answer written differently must pass. A few mistakes are accepted by design (POLICY below).
+Each set was written from the exercise notebooks alone (the task text and the stub signatures), without reading
+the checks, their diagnoses, the mutants or the other sets. Every mistake must be caught, at least 90% of each set
+must be named specifically (not None and not a generic id), and every right answer written differently must pass.
+A few mistakes are accepted by design (POLICY below).
 
-learners.py, the first 21 exercises (218 mistakes, 30 right answers):
-  first run, before the property diagnoses: caught 213/218 (97.7%; one miss was the grader crashing with
-  StopIteration), named 106/218 (48.6%); 30/30 right answers passed. With the property and precision probes:
-  caught 218/218, named 212/218 (97.2%), 30/30 passed.
+    building_blocks.py                  21 exercises: the building blocks, project to kv_cache_bytes
+                                        (218 mistakes, 30 right answers)
+    deeper_exercises.py                 the 17 deeper exercises, compose to max_cached_tokens
+                                        (130 mistakes, 39 right answers)
+    deeper_exercises_and_capstone.py    the same 17 and the capstone, in other learners' habits
+                                        (182 mistakes, 39 right answers)
 
-learners_new.py, the 17 exercises added with the deeper exercises (130 mistakes, 39 right answers), written from
-their specs before their checks: first run caught 125/130 (96.2%), named 95/130 (73.1%), 37/39 right answers
-passed (score_scale refused a Python float; every cross_entropy mistake was named "wrong-type" for the same
-reason).
-
-learners_fresh.py, the same 17 exercises and the capstone (182 mistakes, 39 right answers), written later from the
-exercise notebooks by a writer who had seen neither the checks nor the other sets; its first run, after the float
-fix above and before any diagnosis written for it: caught 173/182 (95.1%), named 133/182 (73.1%), 39/39 right
-answers passed. Among the misses: tiled_attention's memory requirement was never enforced (a function holding the
-whole score matrix passed), a running max started at 0, a generate that re-fed the whole sequence for every token,
-and a sample_next whose running total ends below u.
-
-Both later sets since (property findings for cross_entropy, the memory requirement wired in, new probes and
-catalogue entries): see `python tests/test_blind.py`.
-
-`embed` and `most_attended` are graded by tests/mutants only: no set was written for them before their checks.
+`embed` and `most_attended` are graded by tests/grader/mutants only: no blind set covers them. Each set's rates
+(caught, named, right answers passing) are printed by `python tests/grader/test_blind.py`; the rates of each set's
+first run against the grader are in tests/grader/blind/README.md.
 """
 import pytest
 
 from attnlib.checks import CheckFailed, check
-from blind import learners, learners_fresh, learners_new
+from blind import building_blocks, deeper_exercises, deeper_exercises_and_capstone
 
-SETS = {"learners": learners, "learners_new": learners_new, "learners_fresh": learners_fresh}
+SETS = {"building_blocks": building_blocks, "deeper_exercises": deeper_exercises,
+        "deeper_exercises_and_capstone": deeper_exercises_and_capstone}
 MISTAKES = [(name, m) for name, module in SETS.items() for m in module.MISTAKES]
 ACCEPTABLE = [(name, m) for name, module in SETS.items() for m in module.ACCEPTABLE]
 
@@ -42,10 +32,10 @@ GENERIC = {None, "wrong-shape", "raised-error", "non-finite-output", "wrong-type
 IN_PLACE = ("in place", "in-place", "overwrit")
 
 MIN_NAMED = 0.90
-LATER = {"embed", "most_attended"}  # exercises written before any blind set could be
+MUTANTS_ONLY = {"embed", "most_attended"}  # graded by tests/grader/mutants alone: no blind set covers them
 
 # Accepted by design, so each of these must pass (and is left out of the rates):
-FLOAT32 = "float32 passes wherever no probe stresses precision (the grader issue's float32 policy)"
+FLOAT32 = "float32 passes wherever no probe stresses precision (the grader's float32 policy)"
 NUMPY_INT = "a numpy integer is an int: np.int64(3) == 3, and indexing with it works"
 POLICY = {
     "casts both matrices to float32 before the product": FLOAT32,
@@ -80,9 +70,10 @@ def results():
 
 def test_the_blind_sets_are_large_and_cover_every_exercise():
     from attnlib.checks import NAMES
-    assert len(learners.MISTAKES) >= 150 and len(learners_new.MISTAKES) >= 100 and len(learners_fresh.MISTAKES) >= 150
-    assert {m.exercise for _, m in MISTAKES} == set(NAMES) - LATER
-    assert {m.exercise for _, m in ACCEPTABLE} == set(NAMES) - LATER
+    assert len(building_blocks.MISTAKES) >= 150 and len(deeper_exercises.MISTAKES) >= 100
+    assert len(deeper_exercises_and_capstone.MISTAKES) >= 150
+    assert {m.exercise for _, m in MISTAKES} == set(NAMES) - MUTANTS_ONLY
+    assert {m.exercise for _, m in ACCEPTABLE} == set(NAMES) - MUTANTS_ONLY
     assert set(POLICY) <= {m.what for _, m in MISTAKES}  # no stale policy entry
 
 
@@ -115,7 +106,7 @@ if __name__ == "__main__":
         rows = [(m, *grade(m)) for m in module.MISTAKES if m.what not in POLICY]
         for m, caught, d in rows:
             mark = "named" if caught and is_specific(m, d) else ("caught" if caught else "MISSED")
-            print(f"{name:14} {mark:6} {m.exercise:22} {str(d):34} {m.what}")
+            print(f"{name:30} {mark:6} {m.exercise:22} {str(d):34} {m.what}")
         n = len(rows)
         caught = sum(c for _, c, _ in rows)
         named = sum(c and is_specific(m, d) for m, c, d in rows)

@@ -3,11 +3,10 @@
 The reference for the ops path is TinyLM on attnlib's own batched layers, a different
 implementation from the learner-style ops: the two must agree on logits, loss, every gradient and the
 generated tokens. The op functions used here are the learner-style numpy ones of
-tests/mutants/capstone.py, written without attnlib.
+tests/grader/mutants/capstone.py, written without attnlib.
 """
 import contextlib
 import io
-import pathlib
 import shutil
 
 import nbformat
@@ -19,9 +18,8 @@ from attnlib import TinyLM
 from attnlib.checks import CheckFailed, capstone, check, my_functions
 from attnlib.learner_ops import NAMES
 from attnlib.train import train
+from helpers import ROOT
 from mutants import capstone as learner
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def pair(ops, **kw):

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-import attnlib as al
+import attnlib as at
 from attnlib import checks, course
 from attnlib.checks import CheckFailed, check, registry
 from attnlib.checks.generation_and_kv_cache import cache_step
@@ -76,7 +76,7 @@ def test_failure_names_the_mistake_and_hides_hints_and_solution():
 def test_report_never_shows_the_reference_code():
     import inspect
     html = fails("softmax", softmax_rows_over_columns).report._repr_html_()
-    body = [ln.strip() for ln in inspect.getsource(al.softmax).splitlines()[-4:]]
+    body = [ln.strip() for ln in inspect.getsource(at.softmax).splitlines()[-4:]]
     assert all(line not in html for line in body if len(line) > 3)
 
 
@@ -204,7 +204,7 @@ def test_mutation_is_detected_and_the_probe_arrays_stay_intact():
 
 def test_mutating_a_dict_of_parameters_is_detected():
     def sneaky(X, p, n_heads, causal=True):
-        out = al.transformer_block(X, p, n_heads, causal)
+        out = at.transformer_block(X, p, n_heads, causal)
         p["W1"] *= 0.0
         return out
 
@@ -218,7 +218,7 @@ def test_not_callable_and_unknown_names():
 
 
 def test_handing_in_attnlibs_own_function_is_refused():
-    assert fails("softmax", al.softmax).diagnosis == "uses-attnlib"
+    assert fails("softmax", at.softmax).diagnosis == "uses-attnlib"
 
 
 def test_off_the_main_thread_there_is_no_time_limit_but_it_still_works():
@@ -245,9 +245,9 @@ def test_api_exercises_are_checkable_against_attnlib_itself():
     """Every exercise named after a public attnlib function (the API contract) is graded against that function;
     the others have their own by-hand reference tests at the end of this file."""
     course_names = {name for les in course.LESSONS for name in les.exercises}
-    for name in course_names & set(al.__all__):
-        assert checks.EXERCISES[name].reference is getattr(al, name), name
-    assert course_names - set(al.__all__) == {
+    for name in course_names & set(at.__all__):
+        assert checks.EXERCISES[name].reference is getattr(at, name), name
+    assert course_names - set(at.__all__) == {
         "values", "embed", "most_attended", "cross_attention", "cache_step", "compose", "matmul_cost", "one_hot",
         "learned_scores", "score_scale", "future_leak", "sinusoidal_positions", "split_heads", "attention_entropy",
         "padding_mask", "generate", "max_cached_tokens", "capstone"}
@@ -345,7 +345,7 @@ def test_the_generate_reference_matches_attention_recomputed_from_scratch():
     tokens = list(prompt)
     while len(tokens) < 3 + 5:  # no cache: full causal attention over everything so far, every time
         X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]
-        O = al.attention(X @ p["Wq"], X @ p["Wk"], X @ p["Wv"])
+        O = at.attention(X @ p["Wq"], X @ p["Wk"], X @ p["Wv"])
         tokens.append(int(np.argmax((X[-1] + O[-1]) @ p["W_out"])))
     np.testing.assert_array_equal(generate(p, prompt, 5, cache_step), tokens)
 
@@ -479,7 +479,7 @@ def test_name_pattern_reads_visibility_matrices():
 
 def test_interleaved_heads_are_named_by_the_columns_they_move():
     def mha_interleaved(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-        heads = [al.attention(X @ Wq[:, h::n_heads], X @ Wk[:, h::n_heads], X @ Wv[:, h::n_heads], causal)
+        heads = [at.attention(X @ Wq[:, h::n_heads], X @ Wk[:, h::n_heads], X @ Wv[:, h::n_heads], causal)
                  for h in range(n_heads)]
         return np.concatenate(heads, axis=1) @ Wo
 
@@ -552,8 +552,8 @@ def test_a_failure_points_at_the_earlier_functions_it_may_call():
 
     def transformer_block(X, p, n_heads, causal=True):
         H = layer_norm(X, p["ln1_g"], p["ln1_b"])
-        Y = X + al.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
-        return Y + al.gelu(layer_norm(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+        Y = X + at.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
+        return Y + at.gelu(layer_norm(Y, p["ln2_g"], p["ln2_b"]) @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
 
     with pytest.raises(CheckFailed) as info:
         check("transformer_block", transformer_block)
@@ -675,7 +675,7 @@ def test_the_shifted_row_probe_compares_the_learner_with_itself_and_names_rows_o
     def seen_of(fn):
         ex = checks.EXERCISES["softmax"]
         outcomes = call_many(fn, [(p.args, p.kwargs, p.names) for p in ex.probes], 5.0)
-        return [(p, o, al.softmax(*p.args, **p.kwargs)) for p, o in zip(ex.probes, outcomes)]
+        return [(p, o, at.softmax(*p.args, **p.kwargs)) for p, o in zip(ex.probes, outcomes)]
 
     def ask(fn):
         return Ask(lambda calls: call_many(fn, calls, 5.0))
@@ -764,11 +764,11 @@ def test_an_error_is_located_in_the_learners_code_not_in_numpy_or_attnlib():
         return np.einsum("ij,jk->ik", E, 1 / E.sum(axis=axis, keepdims=True))  # (3, 5) by (3, 1): numpy refuses
 
     def softmax_with_a_mask(S, axis=-1):
-        M = al.causal_mask(-len(S))  # attnlib refuses a negative size
+        M = at.causal_mask(-len(S))  # attnlib refuses a negative size
         return softmax_ok(S + M, axis)
 
     for fn, line, below in ((softmax_einsum, 'return np.einsum("ij,jk->ik"', 2),
-                            (softmax_with_a_mask, "M = al.causal_mask(", 1)):
+                            (softmax_with_a_mask, "M = at.causal_mask(", 1)):
         text = fails("softmax", fn).report.text()
         assert f"(at line {fn.__code__.co_firstlineno + below}: {line}" in text, text
 

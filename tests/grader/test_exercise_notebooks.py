@@ -7,9 +7,8 @@ import pytest
 from attnlib import checks
 from attnlib.checks.notebooks import CHECK_CALL, checked_names, exercise_text, how_it_works, make_exercise
 from attnlib.course import EXERCISE_LESSONS
-from helpers import need
+from helpers import ROOT, need
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 STEMS = [les.stem for les in EXERCISE_LESSONS]
 SOLUTIONS = [ROOT / "solutions" / f"{s}.ipynb" for s in STEMS]
 EXERCISES = [ROOT / "exercises" / f"{s}.ipynb" for s in STEMS]

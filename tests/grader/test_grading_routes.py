@@ -9,7 +9,6 @@ Each route runs here on a folder holding lesson 04's notebook three ways: solved
 solutions notebook), untouched (the generated stub) and with one learner mistake.
 """
 import os
-import pathlib
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,8 @@ import sys
 import nbformat
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 STEM = "04_mixing_rows"
 
 

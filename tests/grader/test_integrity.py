@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-import attnlib as al
+import attnlib as at
 import attnlib.mixing
 from attnlib import checks
 from attnlib.checks import CheckFailed, check, grade, runner
@@ -149,7 +149,7 @@ def test_mutation_is_still_detected(isolation):
 # -- what the grader compares with cannot be patched from the kernel ---------------------
 
 @pytest.mark.parametrize("target, attr", [
-    (np, "allclose"), (np, "isclose"), (np, "isfinite"), (runner, "close"), (grade, "close"), (al, "softmax"),
+    (np, "allclose"), (np, "isclose"), (np, "isfinite"), (runner, "close"), (grade, "close"), (at, "softmax"),
     (attnlib.mixing, "softmax"),
 ])
 def test_patching_what_the_grader_uses_is_reported_not_passed(monkeypatch, target, attr):
@@ -165,7 +165,7 @@ def test_patching_the_reference_is_reported_not_passed(monkeypatch):
 
 
 def test_patching_a_functions_code_is_reported(monkeypatch):
-    monkeypatch.setattr(al.softmax.__wrapped__, "__code__", softmax_wrong_axis.__code__)  # its body
+    monkeypatch.setattr(at.softmax.__wrapped__, "__code__", softmax_wrong_axis.__code__)  # its body
     assert fails("softmax", softmax_wrong_axis).diagnosis == "grader-modified"
 
 
@@ -192,9 +192,9 @@ def test_a_correct_function_passes_after_the_patches_are_undone(monkeypatch):
 # -- attnlib's own implementation ------------------------------------------------------
 
 @pytest.mark.parametrize("fn", [
-    functools.partial(al.softmax),
+    functools.partial(at.softmax),
     functools.partial(attnlib.mixing.softmax, axis=-1),
-    lambda S, axis=-1: al.softmax(S, axis),
+    lambda S, axis=-1: at.softmax(S, axis),
     lambda S, axis=-1: attnlib.mixing.softmax(S, axis=axis) + 0.0,
 ], ids=["partial", "partial-mixing", "wrapper", "wrapper-mixing"])
 def test_attnlibs_own_softmax_is_named_however_it_is_wrapped(fn, isolation):
@@ -224,15 +224,15 @@ def test_a_check_cell_grades_even_after_check_was_redefined():
 
 def test_other_attnlib_functions_may_be_used():
     def weights(Q, K, causal=True, scale=True):
-        S = al.similarity(Q, K) / (np.sqrt(Q.shape[1]) if scale else 1.0)
+        S = at.similarity(Q, K) / (np.sqrt(Q.shape[1]) if scale else 1.0)
         if causal:
             n_q, n_k = S.shape
-            S = S + al.causal_mask(n_k)[n_k - n_q:]
-        return al.softmax(S)
+            S = S + at.causal_mask(n_k)[n_k - n_q:]
+        return at.softmax(S)
 
     def step(q, k, v, K_cache, V_cache):
         K_new, V_new = np.vstack([K_cache, k]), np.vstack([V_cache, v])
-        return al.attend_step(q, K_new, V_new), K_new, V_new
+        return at.attend_step(q, K_new, V_new), K_new, V_new
 
     assert check("attention_weights", weights).passed
     assert check("cache_step", step).passed
@@ -257,7 +257,7 @@ def test_expected_values_cannot_be_read_from_the_graders_stack(isolation):
 
 
 def test_memorised_outputs_for_the_fixed_probes_fail():
-    memo = {p.args[0].tobytes(): al.softmax(*p.args, **p.kwargs) for p in checks.EXERCISES["softmax"].probes}
+    memo = {p.args[0].tobytes(): at.softmax(*p.args, **p.kwargs) for p in checks.EXERCISES["softmax"].probes}
 
     def memorised(S, axis=-1):
         return memo.get(S.tobytes(), np.full(S.shape, 1.0 / S.shape[axis]))

@@ -35,7 +35,7 @@ def test_legitimate_variant_is_accepted(name, fn):
     assert check(name, fn).passed
 
 
-def test_the_catalogue_covers_the_issue_list():
+def test_the_catalogue_names_the_common_mistakes():
     named = {expected for _, expected, _ in WRONG_CASES}
     required = {"softmax-wrong-axis", "softmax-whole-matrix", "softmax-no-max-subtraction", "scale-missing",
                 "scale-by-d", "scale-by-d-model", "k-not-transposed", "kq-instead-of-qk", "mask-after-softmax",

@@ -2,8 +2,8 @@
 derive from that one list (attnlib.__all__).
 
 The signatures themselves are pinned where a reader sees them: the README's API table is generated from the
-declarations (tools/course_map.py), and test_course checks it is up to date, so a changed signature shows
-in review as a changed README line.
+declarations (tools/course_map.py), and tests/course/test_manifest.py checks it is up to date, so a changed
+signature shows in review as a changed README line.
 """
 import inspect
 import pathlib

@@ -1,4 +1,4 @@
-"""The public backward passes (attnlib.gradients): cross_entropy, attention_backward, layer_norm_backward.
+"""The public backward passes: cross_entropy, attention_backward and layer_norm_backward.
 
 Each is checked three independent ways: against central finite differences of the
 public forward functions (which never look at the backward code), against small

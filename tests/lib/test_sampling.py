@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import attnlib as al
+import attnlib as at
 
 
 def softmax(z):
@@ -21,73 +21,73 @@ def test_same_tokens_as_generator_choice_with_the_same_random_stream(temperature
         seed = int(draw.integers(2**32))
         expected = np.random.default_rng(seed).choice(vocab, p=p)
         u = np.random.default_rng(seed).random()
-        assert al.sample_next(logits, temperature, u) == expected, (trial, logits, u)
+        assert at.sample_next(logits, temperature, u) == expected, (trial, logits, u)
 
 
 def test_a_seeded_stream_of_tokens_matches_generator_choice():
     logits = np.array([2.0, 1.0, 0.5, -1.0, 0.0, 1.5])
     p = softmax(logits / 0.8)
     a, b = np.random.default_rng(42), np.random.default_rng(42)
-    assert [int(a.choice(6, p=p)) for _ in range(500)] == [al.sample_next(logits, 0.8, b.random()) for _ in range(500)]
+    assert [int(a.choice(6, p=p)) for _ in range(500)] == [at.sample_next(logits, 0.8, b.random()) for _ in range(500)]
 
 
 def test_inverse_cdf_by_hand():
     logits = np.log(np.array([0.2, 0.5, 0.3]))  # p = [0.2, 0.5, 0.3], cumulative [0.2, 0.7, 1.0]
-    assert [al.sample_next(logits, 1.0, u) for u in (0.0, 0.19, 0.21, 0.69, 0.71, 0.999)] == [0, 0, 1, 1, 2, 2]
+    assert [at.sample_next(logits, 1.0, u) for u in (0.0, 0.19, 0.21, 0.69, 0.71, 0.999)] == [0, 0, 1, 1, 2, 2]
 
 
 def test_the_first_index_whose_cumulative_probability_is_greater_than_u():
     """u exactly on a boundary belongs to the next token: a token of probability 0 is never returned."""
     logits = np.log(np.array([0.25, 0.25, 0.5]))
-    assert al.sample_next(logits, 1.0, 0.25) == 1
-    assert al.sample_next(np.array([-np.inf, 0.0, 0.0]), 1.0, 0.0) == 1
+    assert at.sample_next(logits, 1.0, 0.25) == 1
+    assert at.sample_next(np.array([-np.inf, 0.0, 0.0]), 1.0, 0.0) == 1
 
 
 def test_temperature_zero_is_argmax_and_ignores_u():
     logits = np.array([0.1, 2.0, -3.0, 1.9])
-    assert all(al.sample_next(logits, 0.0, u) == 1 for u in (0.0, 0.3, 0.999))
-    assert al.sample_next(logits, 0, 0.5) == 1  # an int temperature too
-    assert isinstance(al.sample_next(logits, 0.0, 0.5), int)
+    assert all(at.sample_next(logits, 0.0, u) == 1 for u in (0.0, 0.3, 0.999))
+    assert at.sample_next(logits, 0, 0.5) == 1  # an int temperature too
+    assert isinstance(at.sample_next(logits, 0.0, 0.5), int)
 
 
 def test_ties_go_to_the_first_index_at_temperature_zero_and_split_evenly_above():
     logits = np.array([1.0, 3.0, 3.0, 0.0])
-    assert al.sample_next(logits, 0.0, 0.9) == 1
-    assert al.sample_next(logits, 1e-8, 0.49) == 1  # two tied maxima share the probability
-    assert al.sample_next(logits, 1e-8, 0.51) == 2
+    assert at.sample_next(logits, 0.0, 0.9) == 1
+    assert at.sample_next(logits, 1e-8, 0.49) == 1  # two tied maxima share the probability
+    assert at.sample_next(logits, 1e-8, 0.51) == 2
 
 
 def test_tiny_temperature_becomes_the_argmax_without_overflow():
     logits = np.array([1.0, 3.0, 2.0, 2.999])
     with np.errstate(over="raise", invalid="raise", divide="raise"):  # no overflow, no NaN
-        assert [al.sample_next(logits, 1e-8, u) for u in (0.0, 0.5, 0.999999)] == [1, 1, 1]
+        assert [at.sample_next(logits, 1e-8, u) for u in (0.0, 0.5, 0.999999)] == [1, 1, 1]
 
 
 def test_huge_temperature_is_uniform():
     logits = np.array([5.0, -5.0, 0.0, 1.0])
-    assert [al.sample_next(logits, 1e12, u) for u in (0.1, 0.3, 0.6, 0.9)] == [0, 1, 2, 3]
+    assert [at.sample_next(logits, 1e12, u) for u in (0.1, 0.3, 0.6, 0.9)] == [0, 1, 2, 3]
 
 
 def test_huge_logits_stay_stable():
     logits = np.array([1e4, 1e4 - 1.0, 1e4 - 3.0, -1e4])  # p about [0.705, 0.259, 0.035, 0]
     with np.errstate(over="raise", invalid="raise", divide="raise"):
-        assert [al.sample_next(logits, 1.0, u) for u in (0.5, 0.8, 0.99)] == [0, 1, 2]
-        assert al.sample_next(np.array([1e300, -1e300, 5.0]), 1e-8, 0.3) == 0
-        assert al.sample_next(np.array([1e300, 1e300]), 0.5, 0.7) == 1
+        assert [at.sample_next(logits, 1.0, u) for u in (0.5, 0.8, 0.99)] == [0, 1, 2]
+        assert at.sample_next(np.array([1e300, -1e300, 5.0]), 1e-8, 0.3) == 0
+        assert at.sample_next(np.array([1e300, 1e300]), 0.5, 0.7) == 1
 
 
 def test_float32_logits_and_a_single_token():
     logits = np.array([0.5, 2.5, 1.0], dtype=np.float32)
     p = softmax(logits.astype(np.float64))
-    assert al.sample_next(logits, 1.0, p[0] - 1e-6) == 0
-    assert al.sample_next(logits, 1.0, p[0] + 1e-6) == 1
-    assert al.sample_next(np.array([7.0]), 2.0, 0.999) == 0
+    assert at.sample_next(logits, 1.0, p[0] - 1e-6) == 0
+    assert at.sample_next(logits, 1.0, p[0] + 1e-6) == 1
+    assert at.sample_next(np.array([7.0]), 2.0, 0.999) == 0
 
 
 def test_never_mutates_and_returns_a_python_int():
     logits = np.array([1.0, 2.0, 3.0])
     kept = logits.copy()
-    assert type(al.sample_next(logits, 0.7, 0.5)) is int
+    assert type(at.sample_next(logits, 0.7, 0.5)) is int
     assert np.array_equal(logits, kept)
 
 
@@ -107,4 +107,4 @@ def test_never_mutates_and_returns_a_python_int():
 ])
 def test_bad_input_names_the_argument(args, message):
     with pytest.raises(ValueError, match=message):
-        al.sample_next(*args)
+        at.sample_next(*args)

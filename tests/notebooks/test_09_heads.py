@@ -1,12 +1,95 @@
-"""Notebook 09 (many heads): the trained comparison of one head and two heads, and the split argument before it.
+"""Notebook 09 (many heads): the claims its text makes.
 
-The task is written out here from the notebook's text, and the trained models are read through a forward pass
-written out in plain numpy (not TinyLM's own), so the claims are checked against an independent reading.
+The general claims and the answers hidden in the "Check your intuition" cells are recomputed here with
+plain numpy (or PyTorch) rather than the notebook's own code, and on other random draws than the notebook's
+where a claim is about random weights.
+
+For the trained comparison of one head and two heads, the task is written out here from the notebook's text,
+and the trained models are read through a forward pass written out in plain numpy (not TinyLM's own), so the
+claims are checked against an independent reading.
 """
+import math
+
 import numpy as np
 import pytest
 
-from helpers import plain_forward
+import attnlib as at
+from claims import plain_attention, plain_heads
+from helpers import plain_forward, softmax_rows
+
+
+def test_09_heads_split_columns_and_add_no_parameters():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 8))
+    Wq, Wk, Wv, Wo = rng.standard_normal((4, 8, 8))
+    for n_heads in (1, 2, 4):  # the same four 8 x 8 matrices for any head count
+        assert np.allclose(plain_heads(X, Wq, Wk, Wv, Wo, n_heads), at.multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads))
+    one, four = [plain_attention(X, Wq[:, :d], Wk[:, :d], Wv, True) for d in (8, 2)]
+    assert not np.allclose(one, four)  # narrower heads do give different patterns
+    d_model = 32  # question 1: from 1 to 4 heads, count every head's slices of Wq, Wk, Wv, plus Wo
+    for n_heads in (1, 4):
+        d_head = d_model // n_heads
+        assert n_heads * 3 * d_model * d_head + d_model * d_model == 4 * 32 * 32
+
+
+def test_09_each_head_divides_by_the_square_root_of_its_own_width():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((6, 32))
+    Wq, Wk, Wv, Wo = rng.standard_normal((4, 32, 32)) / 4
+    O = at.multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads=4)  # question 2: d_head = 8, scale sqrt(8)
+    by_scale = {}
+    for scale in (math.sqrt(8), math.sqrt(32)):
+        heads = []
+        for h in range(4):
+            c = slice(8 * h, 8 * h + 8)
+            S = (X @ Wq[:, c]) @ (X @ Wk[:, c]).T / scale
+            S[np.triu_indices(6, k=1)] = -np.inf
+            heads.append(softmax_rows(S) @ (X @ Wv[:, c]))
+        by_scale[scale] = np.concatenate(heads, axis=1) @ Wo
+    assert np.allclose(O, by_scale[math.sqrt(8)]) and not np.allclose(O, by_scale[math.sqrt(32)])
+
+
+def test_09_one_average_blends_two_rows_and_two_heads_keep_them_apart():
+    V = np.random.default_rng(12).standard_normal((6, 6))
+    blend = 0.5 * V[1] + 0.5 * V[3]  # question 3: one head, half on each
+    shift = np.random.default_rng(13).standard_normal(6)
+    assert np.allclose(0.5 * (V[1] + shift) + 0.5 * (V[3] - shift), blend)  # another pair, the same average
+    assert not np.allclose(blend, V[1]) and not np.allclose(blend, V[3])
+    two = np.concatenate([V[1, :3], V[3, 3:]])  # two heads, each all on one word, in separate columns
+    assert np.array_equal(two[:3], V[1, :3]) and np.array_equal(two[3:], V[3, 3:])
+
+
+def test_09_wo_splits_into_one_term_per_head_and_one_head_is_self_attention():
+    rng = np.random.default_rng(14)
+    X = rng.standard_normal((6, 6))
+    Wq, Wk, Wv, Wo = rng.standard_normal((4, 6, 6))
+    heads = [plain_attention(X, Wq[:, c], Wk[:, c], Wv[:, c], True) for c in (slice(0, 3), slice(3, 6))]
+    assert np.allclose(at.multi_head_attention(X, Wq, Wk, Wv, Wo, 2), heads[0] @ Wo[:3] + heads[1] @ Wo[3:])
+    assert np.allclose(at.multi_head_attention(X, Wq, Wk, Wv, Wo, 1), plain_attention(X, Wq, Wk, Wv, True) @ Wo)
+
+
+def test_09_identical_heads_add_nothing():
+    rng = np.random.default_rng(15)
+    X = rng.standard_normal((6, 8))
+    Wq, Wk, Wv = (np.tile(rng.standard_normal((8, 4)), 2) for _ in range(3))  # question 4: both heads the same
+    O = at.multi_head_attention(X, Wq, Wk, Wv, np.eye(8), n_heads=2)  # Wo = I shows the concatenation itself
+    assert np.allclose(O[:, :4], O[:, 4:])
+
+
+def test_09_two_causal_layers_never_look_ahead():
+    rng = np.random.default_rng(16)
+    X = rng.standard_normal((6, 6))
+    X2 = X.copy()
+    X2[4] = rng.standard_normal(6)  # question 5: change position 4
+    layers = rng.standard_normal((2, 4, 6, 6))
+    out, out2 = X, X2
+    for W in layers:  # two multi-head layers, no residual, the output of one read by the next
+        out, out2 = plain_heads(out, *W, n_heads=2), plain_heads(out2, *W, n_heads=2)
+    assert np.array_equal(out[:4], out2[:4]) and not np.allclose(out[4:], out2[4:])
+
+
+# ---------------------------------------------------------------------------
+# one head against two, trained
 
 T = 8
 

@@ -1,8 +1,7 @@
-"""Notebooks 11, 13 and 14: the claims their text makes.
+"""Notebook 11 (the next token): the claims its text makes.
 
-The notebook rules of DESIGN.md section 4 are checked in test_notebook_rules.py;
-these tests check that the general claims and the answers hidden in the "Check your intuition" cells hold, recomputed
-here with plain numpy (or PyTorch autograd) rather than the notebooks' own code.
+The general claims and the answers hidden in the "Check your intuition" cells are recomputed here with
+plain numpy (or PyTorch autograd) rather than the notebook's own code.
 """
 import math
 
@@ -10,18 +9,6 @@ import numpy as np
 
 from helpers import need, numeric_grad, softmax_rows
 
-
-def plain_attention(X, Wq, Wk, Wv, causal):
-    """One head in plain numpy: softmax(Q K^T / sqrt(d) (+ mask)) V."""
-    Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    S = Q @ K.T / math.sqrt(Q.shape[1])
-    if causal:
-        S[np.triu_indices(S.shape[0], k=1)] = -np.inf
-    return softmax_rows(S) @ V
-
-
-# ---------------------------------------------------------------------------
-# 11: next token
 
 def test_11_cross_entropy_gradient_is_p_minus_onehot_torch():
     torch = need("torch", "PyTorch autograd is the independent reference for the cross-entropy gradient")
@@ -210,119 +197,3 @@ def test_11_post_ln_stays_on_the_plateau_where_pre_ln_learns_the_copy_torch():
         torch.set_num_threads(threads)
     assert np.mean(pre[-10:]) < 0.1 and np.mean(post_50[-10:]) < 0.1
     assert min(post) > 2.2  # a uniform guess over the 12 words costs ln 12 = 2.48
-
-
-# ---------------------------------------------------------------------------
-# 13: no mask
-
-def test_13_unmasked_layers_without_positions_are_permutation_equivariant():
-    rng = np.random.default_rng(5)
-    X = rng.standard_normal((6, 8))
-    perm = rng.permutation(6)
-    Ws = rng.standard_normal((10, 3, 8, 8)) / 3
-    Y, Yp = X.copy(), X[perm].copy()
-    for Wq, Wk, Wv in Ws:  # question 2: ten unmasked layers
-        Y = Y + plain_attention(Y, Wq, Wk, Wv, causal=False)
-        Yp = Yp + plain_attention(Yp, Wq, Wk, Wv, causal=False)
-    assert np.allclose(Yp, Y[perm])
-    Yc = X[perm] + plain_attention(X[perm], *Ws[0], causal=True)
-    assert not np.allclose(Yc, (X + plain_attention(X, *Ws[0], causal=True))[perm])
-
-
-def test_13_before_the_blank_nothing_tells_the_animal():
-    from attnlib.data import BlankTask
-    task = BlankTask()
-    b = task.batch(4000, np.random.default_rng(6))
-    blank = np.argmax(b.targets >= 0, axis=1)
-    answers = b.targets[np.arange(len(blank)), blank]
-    prefixes = [tuple(row[:i]) for row, i in zip(b.tokens, blank)]
-    best = 0  # the best any causal reader can do: the most common answer for each prefix
-    for prefix in set(prefixes):
-        picked = answers[[p == prefix for p in prefixes]]
-        best += np.bincount(picked).max()
-    assert best / len(answers) < 0.3  # about 1 in 4
-    after = [tuple(row[i + 1:]) for row, i in zip(b.tokens, blank)]  # the words after the blank do tell
-    assert all(len(set(answers[[a == s for a in after]])) == 1 for s in set(after))
-
-
-def test_13_an_even_average_ignores_order_so_positions_act_only_through_uneven_weights():
-    rng = np.random.default_rng(11)
-    X, P = rng.standard_normal((6, 6)), rng.standard_normal((6, 6))
-    Wq, Wk, Wv = rng.standard_normal((3, 6, 6))
-    perm = [0, 5, 2, 3, 4, 1]
-    O, O_swapped = (plain_attention(Z + P, 0 * Wq, Wk, Wv, causal=False) for Z in (X, X[perm]))  # zero scores
-    assert np.allclose(O, (X + P).mean(axis=0) @ Wv) and np.allclose(O_swapped, O)  # every row: the plain mean
-    O, O_swapped = (plain_attention(Z + P, Wq, Wk, Wv, causal=False) for Z in (X, X[perm]))  # uneven weights
-    assert not np.allclose(O_swapped[2], O[2])
-
-
-def test_13_the_trained_bidirectional_model_reaches_past_the_diagonal_where_it_learned_to():
-    """The recap's picture, read through a plain forward pass: layer 0, head 0 on 'the _ sat on the mat . .'."""
-    from attnlib.train import train_task
-    from helpers import plain_forward
-    words = "the _ sat on the mat . .".split()
-    maps = {}
-    for name, causal in (("blank_causal", True), ("blank_bidirectional", False)):
-        result = train_task(name, seed=0, progress=False)
-        model, ids = result.model, result.task.tokenizer.encode(words)
-        maps[name] = plain_forward(model.params, ids, model.n_layers, model.n_heads, causal=causal)[1][0, 0]
-    assert np.all(np.triu(maps["blank_causal"], k=1) == 0)
-    A = maps["blank_bidirectional"]
-    assert A[1, 5] > 0.9 and np.triu(A, k=1)[0].sum() > 0.5  # the blank on "mat"; the first row mostly ahead
-
-
-def test_13_cross_attention_shapes():
-    rng = np.random.default_rng(7)
-    X_fr, X_en = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
-    Wq, Wk, Wv = rng.standard_normal((3, 6, 6))
-    A = softmax_rows((X_fr @ Wq) @ (X_en @ Wk).T / math.sqrt(6))
-    assert A.shape == (7, 6) and (A @ (X_en @ Wv)).shape == (7, 6)  # question 4
-    assert np.allclose(A.sum(axis=1), 1)
-
-
-def test_13_without_the_mask_a_new_token_changes_the_keys_above_the_first_layer():
-    rng = np.random.default_rng(10)
-    X = rng.standard_normal((6, 8))  # token vectors (embedding plus position) of 6 tokens
-    X_more = np.vstack([X, rng.standard_normal((1, 8))])  # one more token appended
-    (Wq1, Wk1, Wv1), (_, Wk2, Wv2) = rng.standard_normal((2, 3, 8, 8)) / 3
-    for causal in (False, True):  # question 3: layer 1's keys come from X; layer 2's from layer 1's output
-        H, H_more = (Z + plain_attention(Z, Wq1, Wk1, Wv1, causal) for Z in (X, X_more))
-        assert np.array_equal((X_more @ Wk1)[:6], X @ Wk1) and np.array_equal((X_more @ Wv1)[:6], X @ Wv1)
-        assert np.allclose((H_more @ Wk2)[:6], H @ Wk2) == causal
-        assert np.allclose((H_more @ Wv2)[:6], H @ Wv2) == causal
-
-
-# ---------------------------------------------------------------------------
-# 14: generation and the KV cache
-
-def test_14_cache_sizes_by_hand():
-    import attnlib as at
-    assert at.kv_cache_bytes(12, 12, 64, 1024) == 2 * 12 * 12 * 64 * 1024 * 2
-    mha = 2 * 32 * 32 * 128 * 32768 * 2
-    assert at.kv_cache_bytes(32, 32, 128, 32768) == mha == 16 * 2 ** 30 and mha > 14e9
-    assert at.kv_cache_bytes(32, 8, 128, 32768) * 4 == mha == at.kv_cache_bytes(32, 1, 128, 32768) * 32
-    assert at.kv_cache_bytes(40, 40, 128, 4096) == 5 * at.kv_cache_bytes(40, 8, 128, 4096)  # question 3
-
-
-def test_14_online_softmax_merges_blocks_exactly():
-    rng = np.random.default_rng(8)
-    s, v = 4 * rng.standard_normal(40), rng.standard_normal((40, 3))
-    m, l, acc = -np.inf, 0.0, np.zeros(3)
-    for k in range(0, 40, 7):  # blocks of 7 keys, in order
-        block = s[k:k + 7]
-        m_new = max(m, block.max())
-        l = l * math.exp(m - m_new) + np.exp(block - m_new).sum()
-        acc = acc * math.exp(m - m_new) + np.exp(block - m_new) @ v[k:k + 7]
-        m = m_new
-    assert np.allclose(acc / l, softmax_rows(s) @ v)
-
-
-def test_14_cached_step_equals_the_last_row_of_full_attention():
-    rng = np.random.default_rng(9)
-    X = rng.standard_normal((9, 8))
-    Wq, Wk, Wv = rng.standard_normal((3, 8, 8))
-    full = plain_attention(X, Wq, Wk, Wv, causal=True)
-    for t in range(1, 10):  # question 2: the step at t compares one query with t keys
-        K, V = X[:t] @ Wk, X[:t] @ Wv
-        a = softmax_rows(K @ (X[t - 1] @ Wq) / math.sqrt(8))
-        assert a.shape == (t,) and np.allclose(a @ V, full[t - 1])

@@ -1,17 +1,19 @@
-"""Notebook 14 (generation and the KV cache): its claims about memory, shared K/V heads and the lesson after it.
+"""Notebook 14 (generation and the KV cache): the claims its text makes.
 
-Memory is measured with tracemalloc against an attention written out here in plain numpy; the shared-head claim is
-recomputed in plain numpy too.
+Memory is measured with tracemalloc against an attention written out here in plain numpy; the shared-head
+claim, the cache sizes and the cached step are recomputed in plain numpy too, and the lesson after it is
+checked in the course order.
 """
 import math
 import tracemalloc
 
 import numpy as np
 
+from claims import plain_attention
 from helpers import ROOT, softmax_rows
 
 
-def plain_attention(Q, K, V):
+def full_scores_attention(Q, K, V):
     """Unmasked softmax(Q K^T / sqrt(d)) V, building the whole n x n score matrix."""
     return softmax_rows(Q @ K.T / math.sqrt(Q.shape[1])) @ V
 
@@ -33,7 +35,7 @@ def test_14_tiled_attention_grows_in_step_with_n_and_plain_attention_with_n_squa
     peaks = {}
     for n in (1024, 2048):
         Q, K, V = np.random.default_rng(40).normal(size=(3, n, 64))
-        O_plain, peaks["plain", n] = peak_mib(lambda Q=Q, K=K, V=V: plain_attention(Q, K, V))
+        O_plain, peaks["plain", n] = peak_mib(lambda Q=Q, K=K, V=V: full_scores_attention(Q, K, V))
         O_tiled, peaks["tiled", n] = peak_mib(lambda Q=Q, K=K, V=V: at.tiled_attention(Q, K, V, False, block=128))
         _, peaks["masked", n] = peak_mib(lambda Q=Q, K=K, V=V: at.attention(Q, K, V))
         assert np.allclose(O_plain, O_tiled)
@@ -77,3 +79,39 @@ def test_14_is_followed_by_lesson_15():
     nb = nbformat.read(ROOT / "notebooks" / "14_generation_and_kv_cache.ipynb", as_version=4)
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "(15_your_own_model.ipynb)" in nb.cells[-1].source and "last notebook" not in text
+
+
+# ---------------------------------------------------------------------------
+# the answers: cache sizes, online softmax, the cached step
+
+def test_14_cache_sizes_by_hand():
+    import attnlib as at
+    assert at.kv_cache_bytes(12, 12, 64, 1024) == 2 * 12 * 12 * 64 * 1024 * 2
+    mha = 2 * 32 * 32 * 128 * 32768 * 2
+    assert at.kv_cache_bytes(32, 32, 128, 32768) == mha == 16 * 2 ** 30 and mha > 14e9
+    assert at.kv_cache_bytes(32, 8, 128, 32768) * 4 == mha == at.kv_cache_bytes(32, 1, 128, 32768) * 32
+    assert at.kv_cache_bytes(40, 40, 128, 4096) == 5 * at.kv_cache_bytes(40, 8, 128, 4096)  # question 3
+
+
+def test_14_online_softmax_merges_blocks_exactly():
+    rng = np.random.default_rng(8)
+    s, v = 4 * rng.standard_normal(40), rng.standard_normal((40, 3))
+    m, l, acc = -np.inf, 0.0, np.zeros(3)
+    for k in range(0, 40, 7):  # blocks of 7 keys, in order
+        block = s[k:k + 7]
+        m_new = max(m, block.max())
+        l = l * math.exp(m - m_new) + np.exp(block - m_new).sum()
+        acc = acc * math.exp(m - m_new) + np.exp(block - m_new) @ v[k:k + 7]
+        m = m_new
+    assert np.allclose(acc / l, softmax_rows(s) @ v)
+
+
+def test_14_cached_step_equals_the_last_row_of_full_attention():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((9, 8))
+    Wq, Wk, Wv = rng.standard_normal((3, 8, 8))
+    full = plain_attention(X, Wq, Wk, Wv, causal=True)
+    for t in range(1, 10):  # question 2: the step at t compares one query with t keys
+        K, V = X[:t] @ Wk, X[:t] @ Wv
+        a = softmax_rows(K @ (X[t - 1] @ Wq) / math.sqrt(8))
+        assert a.shape == (t,) and np.allclose(a @ V, full[t - 1])

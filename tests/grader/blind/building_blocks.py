@@ -1,4 +1,4 @@
-"""A blind set of learner mistakes for the exercise checks.
+"""A blind set of learner mistakes for the 21 building-block exercises, project to kv_cache_bytes.
 
 Each entry in MISTAKES is a wrong implementation of one exercise, with the exercise's exact signature, written
 from the exercise notebooks as a learner might write it. `what` says in one line what the learner got wrong.

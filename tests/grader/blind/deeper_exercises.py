@@ -1,4 +1,4 @@
-"""A blind set of learner mistakes for the 17 exercises added after the first set.
+"""A blind set of learner mistakes for the 17 deeper exercises of the course.
 
 The exercises: compose, matmul_cost, one_hot, learned_scores, score_scale, future_leak, tiled_attention,
 sinusoidal_positions, split_heads, cross_entropy, attention_backward, layer_norm_backward, attention_entropy,
@@ -8,17 +8,17 @@ Each entry in MISTAKES is a wrong implementation of one of them, with the exerci
 learner might write it. `what` says in one line what the learner got wrong. ACCEPTABLE holds right answers written
 differently: the checks must pass them. REFERENCES holds a right answer for each of the 17 exercises.
 
-The set was written from the exercise specs (name, signature and behaviour) before the checks for these exercises
-existed, without reading any check, diagnosis or mutant. Every mistake differs from a right answer in one place
-and is either wrong on some reasonable input or breaks a rule of the exercise: it edits an input in place, holds
-the full (n_q, n_k) score matrix in tiled_attention, or does not let the given cache_step do the attention in
-generate. Numpy only: nothing here imports attnlib.
+The set was written from the exercise specs (name, signature and behaviour), without reading any check, diagnosis
+or mutant. Every mistake differs from a right answer in one place and is either wrong on some reasonable input or
+breaks a rule of the exercise: it edits an input in place, holds the full (n_q, n_k) score matrix in
+tiled_attention, or does not let the given cache_step do the attention in generate. Numpy only: nothing here
+imports attnlib.
 """
 import math
 
 import numpy as np
 
-from .learners import Mistake
+from .building_blocks import Mistake
 
 # ----------------------------------------------------------------------------
 # Correct building blocks a learner would have written in earlier exercises.

@@ -1,4 +1,4 @@
-"""A fresh blind set of learner mistakes for eighteen exercises of the course, the capstone included.
+"""A blind set of learner mistakes for the 17 deeper exercises and the capstone.
 
 `MISTAKES` holds realistic wrong implementations of compose, matmul_cost, one_hot, learned_scores, score_scale,
 future_leak, tiled_attention, sinusoidal_positions, split_heads, cross_entropy, attention_backward,
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .learners import Mistake
+from .building_blocks import Mistake
 
 # ----------------------------------------------------------------------------------------------------------------
 # shared correct helpers: each mistake below differs from these in one place

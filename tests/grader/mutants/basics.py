@@ -214,7 +214,7 @@ RIGHT = {
 }
 
 
-# -- added with the exercises compose (01), matmul_cost (02), one_hot (03), learned_scores (05) ----------------
+# -- the exercises compose (01), matmul_cost (02), one_hot (03), learned_scores (05) ---------------------------
 import functools  # noqa: E402
 import math  # noqa: E402
 import operator  # noqa: E402

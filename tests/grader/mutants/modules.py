@@ -381,7 +381,7 @@ RIGHT = {
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Notebooks 07 and 09, the new exercises: future_leak, tiled_attention, split_heads
+# Notebooks 07 and 09: future_leak, tiled_attention, split_heads
 
 
 # future_leak ----------------------------------------------------------------
