@@ -75,7 +75,8 @@ def attend_step(q, K_cache, V_cache):
 @contract(n_layers=positive_int, n_heads=positive_int, d_head=positive_int, seq_len=positive_int,
           batch=positive_int, bytes_per_value=positive_int, finite=None)
 def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    """Memory of a KV cache: 2 (K and V) * layers * heads * d_head * tokens * batch * bytes.
+    """Memory of a KV cache (K and V, each (batch, n_layers, n_heads, seq_len, d_head)), as a Python int:
+    2 * layers * heads * d_head * tokens * batch * bytes.
 
     bytes_per_value is 2 for float16/bfloat16, 4 for float32. For grouped-query
     attention pass the number of K/V heads as n_heads.

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tests" / "grader"))
 
 from attnlib import TinyLM  # noqa: E402
 from attnlib.checks import CheckFailed, check  # noqa: E402

@@ -18,7 +18,10 @@ LESSON_MODULES = tuple(importlib.import_module(f".{lesson.stem[3:]}", __package_
                        if lesson.exercises and lesson.exercises != (capstone.NAME,))
 
 EXERCISES = {ex.name: ex for module in LESSON_MODULES for ex in module.EXERCISES}
-NAMES = tuple(EXERCISES) + (capstone.NAME,)  # the capstone grades a dict of ops (capstone.py)
+NAMES = tuple(name for lesson in LESSONS for name in lesson.exercises)  # in course order; the capstone is one of them
+if set(NAMES) != set(EXERCISES) | {capstone.NAME}:
+    raise ImportError("the manifest and the checks modules list other exercises: "
+                      f"{sorted(set(NAMES) ^ set(EXERCISES) - {capstone.NAME})}")
 # What the probes' values cannot show (memory held, calls made), from each module's REQUIREMENTS: functions
 # run(wrapper, args) -> (diagnosis, detail) or None, asked only once every probe has passed.
 REQUIREMENTS = {name: reqs for module in LESSON_MODULES for name, reqs in getattr(module, "REQUIREMENTS", {}).items()}

@@ -36,7 +36,7 @@ def course_root(given=None):
     if given:
         root = pathlib.Path(given).resolve()
     else:
-        checkout = pathlib.Path(__file__).resolve().parent.parent
+        checkout = pathlib.Path(__file__).resolve().parents[2]  # attnlib/course/cli.py -> the checkout
         root = checkout if (checkout / "exercises").is_dir() else pathlib.Path.cwd()
     if not (root / "exercises").is_dir():
         raise SystemExit(f"{root} is not the course folder (it has no exercises/); pass --root")

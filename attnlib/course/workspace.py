@@ -256,7 +256,7 @@ def grade_key(path):
 @functools.lru_cache(maxsize=1)
 def _package_fingerprint():
     """attnlib's source, hashed once per process (status asks for it once per notebook)."""
-    package, h = pathlib.Path(__file__).resolve().parent, hashlib.sha256()
+    package, h = pathlib.Path(__file__).resolve().parents[1], hashlib.sha256()  # all of attnlib
     for f in sorted(package.rglob("*.py")):
         h.update(str(f.relative_to(package)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
