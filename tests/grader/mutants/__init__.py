@@ -7,10 +7,12 @@ variants (einsum, loops, mask-then-renormalise, float32 arithmetic wherever no
 probe stresses precision) that must pass. They are written independently of
 attnlib.checks, as a learner would.
 """
-from . import basics, capstone, generation, masking, modules, positions, trained_attention
+import importlib
+import pkgutil
 
 WRONG, RIGHT = {}, {}
-for _module in (basics, masking, positions, modules, trained_attention, generation, capstone):
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):  # every module here: a new one is found
+    _module = importlib.import_module(f"{__name__}.{_info.name}")
     for _name, _items in _module.WRONG.items():
         WRONG.setdefault(_name, []).extend(_items)
     for _name, _items in _module.RIGHT.items():
