@@ -73,8 +73,8 @@ def results():
 
 def test_the_blind_sets_are_large_and_cover_every_exercise():
     from attnlib.checks import NAMES
-    assert len(building_blocks.MISTAKES) >= 150 and len(deeper_exercises.MISTAKES) >= 100
-    assert len(deeper_exercises_and_capstone.MISTAKES) >= 150
+    assert len(SETS["building_blocks"].MISTAKES) >= 150 and len(SETS["deeper_exercises"].MISTAKES) >= 100
+    assert len(SETS["deeper_exercises_and_capstone"].MISTAKES) >= 150
     assert {m.exercise for _, m in MISTAKES} == set(NAMES) - MUTANTS_ONLY
     assert {m.exercise for _, m in ACCEPTABLE} == set(NAMES) - MUTANTS_ONLY
     assert set(POLICY) <= {m.what for _, m in MISTAKES}  # no stale policy entry
