@@ -24,9 +24,28 @@ The other products are subpackages, each imported on its own; the maths never im
     attnlib.viewers   figures, HTML tables and interactive explorers (attnlib.viewers.viz, .widgets)
     attnlib.course    the course manifest, the learner's workspace, the lab launcher, the command line
 """
+import importlib
+
 from . import projection, mixing, attention, layers, loss, block, cache, model, optim, data  # noqa: F401
 from ._validate import PUBLIC
 
 globals().update(PUBLIC)
 __version__ = "0.1.0"
 __all__ = list(PUBLIC)  # every public name, listed once: where each is defined, by @contract or @public
+
+# An edited copy of an older notebook in workspace/ may still import these: modules that moved keep working,
+# and the engines that became the layers say where their parts went.
+_MOVED = {"viz": "attnlib.viewers.viz", "widgets": "attnlib.viewers.widgets", "workspace": "attnlib.course.workspace",
+          "lab": "attnlib.course.lab"}
+_GONE = {"backprop": "each layer's forward and backward now sit beside it, in attnlib.layers, attention, loss and block",
+         "gradients": "cross_entropy, attention_backward and layer_norm_backward are attnlib's own names",
+         "ops": "the names TinyLM(ops=...) takes are attnlib.learner_ops.NAMES"}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        return importlib.import_module(_MOVED[name])
+    if name in _GONE:
+        raise ImportError(f"attnlib.{name} is gone: {_GONE[name]}. If this is your copy of a lesson in workspace/, "
+                          "`python -m attnlib update NN` backs it up and fetches the lesson's new version")
+    raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

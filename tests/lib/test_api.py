@@ -41,3 +41,13 @@ def test_maths_modules_never_import_the_other_products():
         text = path.read_text()
         for product in ("checks", "viewers", "course"):
             assert f"import {product}" not in text and f".{product} import" not in text, (path.name, product)
+
+
+def test_an_older_copy_of_a_notebook_still_imports_what_moved_and_hears_where_the_rest_went():
+    import pytest
+    from attnlib import viz, widgets  # noqa: F401 - the import line of every lesson before the viewers moved
+    from attnlib.viewers import viz as moved
+    assert viz is moved
+    with pytest.raises(ImportError, match=r"attnlib.backprop is gone: .*attnlib.layers.*python -m attnlib update NN"):
+        from attnlib import backprop  # noqa: F401
+    assert not hasattr(attnlib, "no_such_name")
