@@ -37,7 +37,7 @@ __all__ = list(PUBLIC)  # every public name, listed once: where each is defined,
 # and the engines that became the layers say where their parts went.
 _MOVED = {"viz": "attnlib.viewers.viz", "widgets": "attnlib.viewers.widgets", "workspace": "attnlib.course.workspace",
           "lab": "attnlib.course.lab"}
-_GONE = {"backprop": "each layer's forward and backward now sit beside it, in attnlib.layers, attention, loss and block",
+_GONE = {"backprop": "each layer's forward and backward sit beside it, in attnlib.layers, attention, loss and block",
          "gradients": "cross_entropy, attention_backward and layer_norm_backward are attnlib's own names",
          "ops": "the names TinyLM(ops=...) takes are attnlib.learner_ops.NAMES"}
 
