@@ -1,5 +1,6 @@
 """How long check("capstone", ops) takes, for a correct set of ops and for one broken op of each kind,
-and what running TinyLM through the ops costs against its batched engine.
+and what running TinyLM through the learner's ops costs against attnlib's own layers (the same model, the
+same table of ops, with the learner's functions adapted one sequence at a time).
 
     python bench/capstone.py
 
@@ -41,15 +42,16 @@ def main():
     t = capstone.task()
     batch = t.batch(capstone.BATCH, np.random.default_rng(0))
     times = {}
-    for label, ops in (("batched engine (ops=None)", None), ("attnlib's ops", {}), ("learner's ops", learner.ALL)):
+    for label, ops in (("attnlib's layers (ops=None)", None), ("ops={} (the same table)", {}),
+                       ("the learner's ops", learner.ALL)):
         model = TinyLM(len(t.tokenizer), ops=ops, **capstone.MODEL)
         model.loss_and_grads(batch[0], batch[1])
         start = time.perf_counter()
         for _ in range(20):
             model.loss_and_grads(batch[0], batch[1])
         times[label] = (time.perf_counter() - start) / 20
-    base = times["batched engine (ops=None)"]
-    print(f"\n{'one training step, batch 8 x 8 tokens':36} {'ms':>8}  vs engine")
+    base = times["attnlib's layers (ops=None)"]
+    print(f"\n{'one training step, batch 8 x 8 tokens':36} {'ms':>8}  vs attnlib's")
     for label, seconds in times.items():
         print(f"{label:36} {1e3 * seconds:8.2f}  {seconds / base:5.1f}x")
 

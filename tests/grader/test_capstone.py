@@ -33,7 +33,7 @@ def batch(seed=0, B=3, T=6):
 
 
 @pytest.mark.parametrize("ops", [{}, learner.ALL], ids=["attnlib ops", "learner ops"])
-def test_the_ops_path_equals_the_batched_engine(ops):
+def test_the_learners_ops_give_the_model_of_attnlibs_layers(ops):
     ref, mine = pair(ops)
     tokens, targets = batch()
     np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
@@ -49,7 +49,7 @@ def test_the_ops_path_equals_the_batched_engine(ops):
                           ref.generate(prompt, 5, temperature=0.8, rng=rng[1]))
 
 
-def test_ignored_targets_and_a_non_causal_model_follow_the_engine():
+def test_ignored_targets_and_a_non_causal_model_follow_attnlibs_layers():
     ref, mine = pair(learner.ALL, causal=False)
     tokens, targets = batch(1)
     targets[:, :2] = -1

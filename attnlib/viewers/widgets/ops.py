@@ -22,7 +22,7 @@ from .explorer import Explorer, _text
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8)
 LR, BATCH, WARMUP = 1e-2, 8, 5
 PROMPT, N_NEW = "the cat", 6
-TOL = 1e-12  # relative: attnlib's ops through the per-sequence path agree with its batched engine to ~1e-15
+TOL = 1e-12  # relative: learner-style ops that are right agree with attnlib's layers to ~1e-15
 FLOOR = 1e-16  # a zero gap is drawn here on the log scale
 
 
