@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import data
-from ._validate import boolean, finite_positive_float, non_negative_int, positive_int
+from ._validate import boolean, contract, finite_positive_float, non_negative_int, positive_int
 from .model import TinyLM
 from .optim import Adam
 
@@ -58,6 +58,26 @@ def lr_at(step, steps, lr, warmup=0):
     return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def _a_model_and_a_task(args, dims):
+    if not isinstance(args["model"], TinyLM):
+        raise ValueError(f"model must be a TinyLM, got {type(args['model']).__name__}")
+    task = args["task"]
+    if task is None or isinstance(task, (str, bytes)) or not (
+            hasattr(task, "batch") or callable(task) or hasattr(task, "__iter__")):
+        raise ValueError(f"task must be a data task (with .batch), a callable rng -> batch or an iterable of "
+                         f"batches, got {task!r}")
+    args["stop"] = args["steps"] if args["stop"] is None else positive_int("stop", args["stop"])
+    if args["stop"] > args["steps"]:
+        raise ValueError(f"stop must be at most steps={args['steps']}, got {args['stop']}")
+
+
+def _optional_int(name, value):
+    return None if value is None else positive_int(name, value)
+
+
+@contract(_a_model_and_a_task, steps=positive_int, lr=finite_positive_float, batch_size=positive_int,
+          seed=non_negative_int, warmup=non_negative_int, plot_every=positive_int, rule_only=boolean,
+          progress=boolean, plot=boolean, threads=_optional_int, finite=None, public=False)
 def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, clip=1.0, warmup=20,
           rule_only=False, progress=True, plot=False, plot_every=25, threads=1, stop=None):
     """Train `model` in place with AdamW; return the list of training losses, one per step.
@@ -71,21 +91,6 @@ def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, 
     `steps`-step schedule, so that a shortened run is exactly the start of the full one.
     Hyper-parameters: AdamW (lr, weight_decay), global-norm clip, warm-up then cosine decay.
     """
-    if not isinstance(model, TinyLM):
-        raise ValueError(f"model must be a TinyLM, got {type(model).__name__}")
-    if task is None or isinstance(task, (str, bytes)) or not (
-            hasattr(task, "batch") or callable(task) or hasattr(task, "__iter__")):
-        raise ValueError(f"task must be a data task (with .batch), a callable rng -> batch or an iterable of "
-                         f"batches, got {task!r}")
-    steps = positive_int("steps", steps)
-    lr = finite_positive_float("lr", lr)
-    batch_size, seed = positive_int("batch_size", batch_size), non_negative_int("seed", seed)
-    warmup, plot_every = non_negative_int("warmup", warmup), positive_int("plot_every", plot_every)
-    rule_only, progress, plot = boolean("rule_only", rule_only), boolean("progress", progress), boolean("plot", plot)
-    threads = None if threads is None else positive_int("threads", threads)
-    stop = steps if stop is None else positive_int("stop", stop)
-    if stop > steps:
-        raise ValueError(f"stop must be at most steps={steps}, got {stop}")
     with (blas_threads(threads) if threads else contextlib.nullcontext()):
         return _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only,
                       progress, plot, plot_every, stop)
