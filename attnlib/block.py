@@ -22,14 +22,16 @@ from .layers import EMBED, GELU, LAYER_NORM, mlp_forward, mlp_grads
 from .loss import CROSS_ENTROPY, LOGITS
 
 BLOCK_KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "W1", "b1", "W2", "b2")
+ATTENTION_KEYS = BLOCK_KEYS[:6]  # an attention-only block (mlp=False) has no second norm and no MLP
 NORMS = ("pre", "post")
 
 
-def block_forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None):
+def block_forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True):
     """One block on X (..., T, d_model) -> (..., T, d_model), and its cache. p holds BLOCK_KEYS.
 
     ops: the table of Op pairs (OPS by default). step: for generation, a callable
     (Q, K, V, scale) -> O over a KV cache; the rows are then new tokens and no cache is kept.
+    mlp=False: an attention-only block, Z = Y (p holds ATTENTION_KEYS).
     """
     ops = ops or OPS
     ln, mha = ops["layer_norm"], ops["multi_head_attention"]
@@ -37,21 +39,25 @@ def block_forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", 
     def attend(H):
         return mha.forward(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal, scale, ops["attention"], step)
 
-    def mlp(H):
+    def feed_forward(H):
         return mlp_forward(H, p["W1"], p["b1"], p["W2"], p["b2"], ops["gelu"])
 
+    ln2 = ff = None
     if norm == "pre":
         H, ln1 = ln.forward(X, p["ln1_g"], p["ln1_b"])
         U, att = attend(H)
-        Y = X + U  # (..., T, d_model)
-        H, ln2 = ln.forward(Y, p["ln2_g"], p["ln2_b"])
-        U, ff = mlp(H)
-        Z = Y + U
+        Z = Y = X + U  # (..., T, d_model)
+        if mlp:
+            H, ln2 = ln.forward(Y, p["ln2_g"], p["ln2_b"])
+            U, ff = feed_forward(H)
+            Z = Y + U
     else:
         U, att = attend(X)
         Y, ln1 = ln.forward(X + U, p["ln1_g"], p["ln1_b"])  # the norm after the add
-        U, ff = mlp(Y)
-        Z, ln2 = ln.forward(Y + U, p["ln2_g"], p["ln2_b"])
+        Z = Y
+        if mlp:
+            U, ff = feed_forward(Y)
+            Z, ln2 = ln.forward(Y + U, p["ln2_g"], p["ln2_b"])
     return Z, (ln1, att, ln2, ff, ops, norm)
 
 
@@ -64,19 +70,24 @@ def block_grads(dZ, cache):
     ln, mha = ops["layer_norm"], ops["multi_head_attention"]
     g = {}
     if norm == "pre":
-        dH, g["W1"], g["b1"], g["W2"], g["b2"] = mlp_grads(dZ, ff)
-        dY, g["ln2_g"], g["ln2_b"] = ln.backward(dH, ln2)
-        dY += dZ  # residual around the MLP
+        dY = dZ
+        if ff is not None:
+            dH, g["W1"], g["b1"], g["W2"], g["b2"] = mlp_grads(dZ, ff)
+            dY, g["ln2_g"], g["ln2_b"] = ln.backward(dH, ln2)
+            dY += dZ  # residual around the MLP
         dH, g["Wq"], g["Wk"], g["Wv"], g["Wo"] = mha.backward(dY, att)
         dX, g["ln1_g"], g["ln1_b"] = ln.backward(dH, ln1)
         dX += dY  # residual around attention
     else:
-        dR, g["ln2_g"], g["ln2_b"] = ln.backward(dZ, ln2)  # the gradient at Y + MLP(Y)
-        dY, g["W1"], g["b1"], g["W2"], g["b2"] = mlp_grads(dR, ff)
-        dR, g["ln1_g"], g["ln1_b"] = ln.backward(dY + dR, ln1)  # at X + MHA(X): through the MLP and past it
+        dY = dR = dZ
+        if ff is not None:
+            dR, g["ln2_g"], g["ln2_b"] = ln.backward(dZ, ln2)  # the gradient at Y + MLP(Y)
+            dY, g["W1"], g["b1"], g["W2"], g["b2"] = mlp_grads(dR, ff)
+            dY += dR  # at Y: through the MLP and past it
+        dR, g["ln1_g"], g["ln1_b"] = ln.backward(dY, ln1)  # at X + MHA(X)
         dX, g["Wq"], g["Wk"], g["Wv"], g["Wo"] = mha.backward(dR, att)
         dX += dR  # through attention and past it
-    return dX, {k: g[k] for k in BLOCK_KEYS}
+    return dX, {k: g[k] for k in BLOCK_KEYS if k in g}
 
 
 BLOCK = Op(block_forward, block_grads)

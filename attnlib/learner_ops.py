@@ -27,7 +27,7 @@ NAMES = ("softmax", "attention", "embed", "multi_head_attention", "layer_norm", 
          "cache_step", "sample_next")
 
 
-def check(ops, attn_scale=True):
+def check(ops, attn_scale=True, mlp=True):
     """The ops dict as given, after checking its names and values (ValueError otherwise)."""
     if not isinstance(ops, dict):
         raise ValueError(f"ops must be a dict mapping op names to functions, got {type(ops).__name__}")
@@ -40,6 +40,8 @@ def check(ops, attn_scale=True):
     if not attn_scale and {"multi_head_attention", "transformer_block"} & set(ops):
         raise ValueError("ops multi_head_attention and transformer_block always scale the scores; "
                          "they cannot run a model with attn_scale=False")
+    if not mlp and "transformer_block" in ops:
+        raise ValueError("op transformer_block is a whole block with its MLP; it cannot run a model with mlp=False")
     return dict(ops)
 
 
@@ -186,8 +188,8 @@ def mha_op(multi_head_attention):
 
 
 def block_op(transformer_block):
-    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None):
-        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step)
+    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True):
+        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step, mlp)
         if step is None:
             Z = per_sequence(lambda x: transformer_block(x, p, n_heads, causal), "transformer_block", X.shape[-2:], X)
         return Z, cache

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float, finite_positive_float,
                         float_dtype, non_negative_int, positive_int, public)
-from .block import BLOCK_KEYS, NORMS, OPS, kv_step
+from .block import ATTENTION_KEYS, BLOCK_KEYS, NORMS, OPS, kv_step
 from .cache import KVCache
 from . import learner_ops
 
@@ -39,6 +39,7 @@ class TinyLM:
                        whole sequence (no KV-cache generation then).
       d_ff=None        MLP width, 4 * d_model by default.
       norm="pre"       "post" puts each layer norm after its residual add (lesson 11).
+      mlp=True         False builds attention-only blocks: no second layer norm, no MLP.
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, ...) to your own
@@ -50,7 +51,7 @@ class TinyLM:
     """
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
-                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", ops=None):
+                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", mlp=True, ops=None):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -71,8 +72,10 @@ class TinyLM:
         if norm not in NORMS:
             raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
         self.norm = norm
+        self.mlp = boolean("mlp", mlp)
+        self.block_keys = BLOCK_KEYS if self.mlp else ATTENTION_KEYS
         seed = non_negative_int("seed", seed)
-        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale)
+        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp)
         self.table = OPS if ops is None else learner_ops.table(self.ops)
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
@@ -85,7 +88,7 @@ class TinyLM:
                  "ln2_g": (d,), "ln2_b": (d,), "W1": (d, f), "b1": (f,), "W2": (f, d), "b2": (d,)}
         shapes = {"tok_emb": (self.vocab_size, d), "pos_emb": (self.max_len, d)}
         for i in range(self.n_layers):
-            shapes.update({f"blocks.{i}.{key}": block[key] for key in BLOCK_KEYS})
+            shapes.update({f"blocks.{i}.{key}": block[key] for key in self.block_keys})
         shapes.update({"ln_f_g": (d,), "ln_f_b": (d,), "W_out": (d, self.vocab_size)})
         return shapes
 
@@ -103,8 +106,8 @@ class TinyLM:
         return p
 
     def block_params(self, i):
-        """The dict of layer i's parameters keyed by BLOCK_KEYS (views, not copies)."""
-        return {key: self.params[f"blocks.{i}.{key}"] for key in BLOCK_KEYS}
+        """The dict of layer i's parameters keyed by BLOCK_KEYS (ATTENTION_KEYS without the MLP; views)."""
+        return {key: self.params[f"blocks.{i}.{key}"] for key in self.block_keys}
 
     def num_params(self):
         return int(sum(v.size for v in self.params.values()))
@@ -113,6 +116,7 @@ class TinyLM:
         flags = "" if self.causal else ", causal=False"
         flags += "" if self.attn_scale else ", attn_scale=False"
         flags += "" if self.norm == "pre" else f", norm={self.norm!r}"
+        flags += "" if self.mlp else ", mlp=False"
         flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
@@ -133,11 +137,11 @@ class TinyLM:
         for i in range(self.n_layers):
             step = None if cache is None else kv_step(ops, cache, i)
             X, block = ops["transformer_block"].forward(X, self.block_params(i), self.n_heads, self.causal,
-                                                        self.attn_scale, ops, self.norm, step)
+                                                        self.attn_scale, ops, self.norm, step, self.mlp)
             blocks.append(block)
         N, ln_f = ops["layer_norm"].forward(X, p["ln_f_g"], p["ln_f_b"])
         logits, head = ops["logits"].forward(N, p["W_out"])  # (..., T, vocab)
-        norms = [ln[1] for ln1, _, ln2, *_ in blocks for ln in (ln1, ln2)] + [ln_f[1]]  # 1/std of every norm
+        norms = [ln[1] for ln1, _, ln2, *_ in blocks for ln in (ln1, ln2) if ln] + [ln_f[1]]  # 1/std of every norm
         self._finite(logits, "the forward pass", norms)
         return logits, (emb, blocks, ln_f, head)
 
@@ -149,7 +153,7 @@ class TinyLM:
         dX, grads["ln_f_g"], grads["ln_f_b"] = ops["layer_norm"].backward(dN, ln_f)
         for i in reversed(range(self.n_layers)):
             dX, g = ops["transformer_block"].backward(dX, blocks[i])  # (B, T, d_model)
-            grads.update({f"blocks.{i}.{key}": g[key] for key in BLOCK_KEYS})
+            grads.update({f"blocks.{i}.{key}": g[key] for key in self.block_keys})
         grads["tok_emb"], grads["pos_emb"] = ops["embed"].backward(dX, emb)
         for key in self.params:
             self._finite(grads[key], f"the gradient of params[{key!r}]")

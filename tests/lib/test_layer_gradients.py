@@ -154,9 +154,10 @@ def test_cross_entropy_backward_with_ignored_positions():
     assert loss()[0] == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.parametrize("causal", [True, False])
-def test_whole_tinylm_gradients(causal):
-    model = TinyLM(6, 8, 2, 2, 6, seed=3, init_std=0.4, causal=causal, d_ff=8)
+@pytest.mark.parametrize("causal, norm, mlp", [(True, "pre", True), (False, "pre", True), (True, "post", True),
+                                               (True, "pre", False), (True, "post", False)])
+def test_whole_tinylm_gradients(causal, norm, mlp):
+    model = TinyLM(6, 8, 2, 2, 6, seed=3, init_std=0.4, causal=causal, d_ff=8, norm=norm, mlp=mlp)
     r = rng(14)
     for k in model.params:  # move gains and biases off 1 and 0 so every path matters
         model.params[k] += 0.1 * r.normal(size=model.params[k].shape)
