@@ -1,7 +1,8 @@
 # Every target builds its virtual environment from the pins first, so a fresh
 # machine needs only Python 3.10+ and make.
 #   .venv      the learner's: the course only (requirements.txt)       lab, grade
-#   .venv-dev  the maintainers': the course + test tools               test, lint, bench, refresh, exercises
+#   .venv-dev  the maintainers': the course + test tools + the site    test, lint, bench, refresh, exercises, site
+#   .node/site the site's MathJax and the accessibility tests' axe-core (npm, pinned)        site, site-js
 # PARITY=1 (set automatically under CI=true) also installs PyTorch CPU into
 # .venv-dev, the independent reference for the parity tests.
 PYTHON ?= python3
@@ -10,8 +11,11 @@ DEV    := .venv-dev
 PARITY ?= $(if $(filter true,$(CI)),1,)
 COURSE := $(VENV)/.installed
 TOOLS  := $(DEV)/.installed$(if $(PARITY),-parity,)
+SITE_JS := .node/site/.installed
+MATHJAX_VERSION := 3.2.2
+AXE_VERSION     := 4.14.1
 
-.PHONY: lab grade grade-pytest grade-nbval test lint bench refresh exercises course-map clean
+.PHONY: lab grade grade-pytest grade-nbval test lint bench refresh exercises course-map site site-js clean
 
 $(COURSE): requirements.txt pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -20,10 +24,11 @@ $(COURSE): requirements.txt pyproject.toml
 	$(VENV)/bin/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-$(TOOLS): requirements.txt requirements-dev.txt requirements-parity.txt pyproject.toml
+$(TOOLS): requirements.txt requirements-dev.txt requirements-site.txt requirements-parity.txt pyproject.toml
 	@test -x $(DEV)/bin/python || $(PYTHON) -m venv $(DEV)
 	$(DEV)/bin/python -m pip install --quiet --upgrade pip
-	$(DEV)/bin/python -m pip install --quiet -r requirements-dev.txt $(if $(PARITY),-r requirements-parity.txt,)
+	$(DEV)/bin/python -m pip install --quiet -r requirements-dev.txt -r requirements-site.txt \
+	  $(if $(PARITY),-r requirements-parity.txt,)
 	$(DEV)/bin/python -m pip install --quiet --no-deps -e .
 	touch $@
 
@@ -60,6 +65,18 @@ exercises: $(TOOLS)      ## maintainers: regenerate exercises/ from solutions/ (
 
 course-map: $(TOOLS)     ## maintainers: write the course map from attnlib/course/manifest.py into README and notebook 00
 	$(DEV)/bin/python tools/course_map.py
+
+$(SITE_JS): Makefile
+	@command -v npm >/dev/null 2>&1 || { echo "the site's MathJax and axe-core come from npm: apt-get install npm" >&2; exit 1; }
+	mkdir -p .node/site
+	npm install --prefix .node/site --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+	  mathjax@$(MATHJAX_VERSION) axe-core@$(AXE_VERSION) >/dev/null
+	touch $@
+
+site-js: $(SITE_JS)      ## the site's MathJax and the accessibility tests' axe-core, pinned, into .node/site/
+
+site: $(TOOLS) $(SITE_JS) ## the course as a static website in artifacts/site/, from the stored outputs (nothing runs)
+	$(DEV)/bin/python site/build.py
 
 clean:                   ## remove the environments and caches (never workspace/)
 	rm -rf $(VENV) $(DEV) .pytest_cache .hypothesis artifacts

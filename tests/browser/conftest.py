@@ -204,22 +204,31 @@ def guard_contents(route, lab):
 
 
 @pytest.fixture(scope="session")
-def browser_context(lab, tmp_path_factory):
-    """One chromium with a fresh profile; every request is recorded."""
-    sync_api = need("playwright.sync_api")
-    profile = tmp_path_factory.mktemp("chromium-profile")
+def playwright_api():
+    """Playwright, started once for the session: the JupyterLab tests and the site tests share it (its sync
+    API cannot be started twice in one thread)."""
+    if not os.path.exists(CHROMIUM):
+        unavailable(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+    sync_api = need("playwright.sync_api", "browser tests drive chromium through Playwright")
     with sync_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
-            viewport=VIEWPORT, service_workers="block")
-        context.set_default_timeout(30_000)
-        context.on("request", lambda r: record(r.resource_type, r.url))
-        context.on("page", lambda page: page.on("websocket", lambda ws: record("websocket", ws.url)))
-        context.route("**/api/contents/**", lambda route: guard_contents(route, lab))
-        try:
-            yield context
-        finally:
-            context.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser_context(lab, playwright_api, tmp_path_factory):
+    """One chromium with a fresh profile; every request is recorded."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    context = playwright_api.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+        viewport=VIEWPORT, service_workers="block")
+    context.set_default_timeout(30_000)
+    context.on("request", lambda r: record(r.resource_type, r.url))
+    context.on("page", lambda page: page.on("websocket", lambda ws: record("websocket", ws.url)))
+    context.route("**/api/contents/**", lambda route: guard_contents(route, lab))
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="session")

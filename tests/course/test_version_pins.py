@@ -65,3 +65,15 @@ def test_the_learners_set_carries_no_maintainer_tools():
     assert "$(COURSE)" in lab_recipe and "$(DEV)" not in lab_recipe
     course_recipe = makefile.split("\n$(COURSE):")[1].split("\n\n")[0]
     assert "requirements-dev" not in course_recipe
+
+
+def test_the_sites_tools_are_pinned_and_installed_with_the_maintainers_tools():
+    """make site builds from requirements-site.txt (every line pinned with ==) inside .venv-dev, never .venv."""
+    site = pip_pins("requirements-site.txt")
+    assert {"sphinx", "myst-nb", "myst-parser", "docutils"} <= set(site)
+    assert not set(site) & set(pip_pins("requirements.txt")), "the learner's set must not carry the site's tools"
+    makefile = (ROOT / "Makefile").read_text()
+    tools_recipe = makefile.split("\n$(TOOLS):")[1].split("\n\n")[0]
+    assert "requirements-site.txt" in tools_recipe.splitlines()[0] and "-r requirements-site.txt" in tools_recipe
+    site_recipe = makefile.split("\nsite:")[1].split("\n\n")[0]
+    assert "$(TOOLS)" in site_recipe and "$(VENV)/" not in site_recipe
