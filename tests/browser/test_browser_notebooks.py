@@ -13,11 +13,15 @@ import time
 
 import pytest
 
+import a11y
 import jlab
 from jlab import ROOT, SCREENSHOTS
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# axe-core looks only at what the course draws: the notebook's output areas (JupyterLab's own interface is
+# not the course's to fix)
+OUTPUTS = ".jp-Notebook .jp-OutputArea-output"
 
 
 # ----------------------------------------------------------------------------
@@ -73,7 +77,7 @@ def table_named(found, *names):
 
 
 # ----------------------------------------------------------------------------
-# controls, found by what a learner sees (ipywidgets 8 DOM)
+# controls, found by what a learner sees (ipywidgets 8 DOM; sliders and play buttons: widgets.controls)
 
 def toggle(explorer, label):
     """Click the checkbox or toggle button whose label matches `label`."""
@@ -98,8 +102,8 @@ def type_text(explorer, text, nth=0):
 
 
 def slide(explorer, presses=3, key="ArrowRight", nth=0):
-    """Move a slider with the keyboard: focus its handle and press arrow keys."""
-    handle = explorer.locator(".widget-slider .noUi-handle").nth(nth)
+    """Move a slider with the keyboard: focus it (a labelled <input type="range">) and press arrow keys."""
+    handle = explorer.locator(".ra-slider input[type=range]").nth(nth)
     handle.focus()
     for _ in range(presses):
         handle.press(key)
@@ -303,6 +307,8 @@ def test_notebook_runs_and_explorers_respond(page, lab, notebook):
     assert rendered >= stored_widget_outputs(notebook), \
         f"{rel}: {stored_widget_outputs(notebook)} widget outputs stored, {rendered} rendered"
 
+    axe_found = {"after Run All": a11y.axe_scrolled(page, OUTPUTS)}
+
     explorers = page.locator(".jp-Notebook .ra-explorer")
     done = []
     for k in range(explorers.count()):
@@ -316,6 +322,13 @@ def test_notebook_runs_and_explorers_respond(page, lab, notebook):
         jlab.screenshot_at(page, explorer, SCREENSHOTS / f"{notebook.stem}--{k}-{names[0]}.png")
         done.append(f"{names[0]}: {what}")
     assert not jlab.errors(page), f"{rel} after interaction: {jlab.errors(page)}"
+    if explorers.count():
+        axe_found["after the interactions"] = a11y.axe_scrolled(page, OUTPUTS)
+    print(f"\n{rel}: serious/critical axe violations in the outputs: " +
+          ", ".join(f"{when} {a11y.count(found)}" for when, found in axe_found.items()))
+    for when, found in axe_found.items():
+        assert not found, f"{rel} {when}: {a11y.count(found)} serious/critical axe violation(s) in the outputs: " \
+            f"{a11y.describe(found)}"
 
     if explorers.count():
         jlab.screenshot_at(page, explorers.first, SCREENSHOTS / f"{notebook.stem}.png")

@@ -23,12 +23,18 @@ tables can be compared. Colour is never the only channel: every value is printed
 Everything is inline (no scripts, no fonts, no URLs), so it renders offline and
 in static HTML.
 
+In IPython, importing viz makes every matplotlib figure show as an <img> with alternative text
+(figures.register_ipython): JupyterLab gives a plain PNG output none.
+
 Modules: tables (the HTML views), figures (matplotlib, imported lazily).
 """
-from .tables import (CSS, MINUS, NEGATIVE, PANEL, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
-                     cell_colour, equation, fmt, matmul_step, matrix, number)
-from .figures import colormap, curves, heads_grid, heatmap
+from .tables import (CSS, MINUS, MUTED, NEGATIVE, PANEL, POSITIVE, EquationView, MatmulStepView, MatrixView, View,
+                     cell_colour, contrast, equation, fmt, matmul_step, matrix, number, text_colour)
+from .figures import alt_text, colormap, course_figure, curves, figure_html, heads_grid, heatmap, register_ipython
 
-__all__ = ["CSS", "MINUS", "NEGATIVE", "PANEL", "POSITIVE",
+__all__ = ["CSS", "MINUS", "MUTED", "NEGATIVE", "PANEL", "POSITIVE", "contrast", "text_colour",
            "matrix", "equation", "matmul_step", "heatmap", "heads_grid", "curves", "colormap",
-           "cell_colour", "fmt", "number", "View", "MatrixView", "EquationView", "MatmulStepView"]
+           "cell_colour", "fmt", "number", "alt_text", "figure_html", "course_figure", "register_ipython",
+           "View", "MatrixView", "EquationView", "MatmulStepView"]
+
+register_ipython()  # figures show with alternative text in a notebook (see figures)

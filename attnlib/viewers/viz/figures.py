@@ -3,10 +3,103 @@
 Figures are built with matplotlib.figure.Figure (not pyplot), so a notebook shows
 one exactly once, when it is the cell's value. matplotlib is imported lazily:
 the tables never need it.
+
+Every figure is shown with alternative text. JupyterLab draws a PNG output as an <img> without any, so a
+figure is shown as HTML: `<img class="ra-figure" alt="..." src="data:image/png;base64,...">`, the alt text
+made by `alt_text(fig)` from its titles, axis labels, legend and image sizes (or `fig.ra_alt` when set).
+The course's own figures (CourseFigure, from the functions here) have that as their _repr_html_ and are
+stored with that view only. For pyplot's figures, importing viz in IPython registers the same view before
+each cell runs (matplotlib's inline backend drops every Figure formatter when pyplot is first imported);
+they keep their PNG output as well.
 """
+import base64
+import html
+
 import numpy as np
 
 from .tables import MINUS, NEGATIVE, POSITIVE, as_matrix, check_labels, colour_scale, fmt
+
+_COURSE_FIGURE = []  # the CourseFigure class, made on first use (matplotlib is imported lazily)
+
+
+def course_figure(**kwargs):
+    """A new CourseFigure: a matplotlib Figure that IPython shows as an <img> with alternative text."""
+    if not _COURSE_FIGURE:
+        from matplotlib.figure import Figure
+
+        class CourseFigure(Figure):
+            """A matplotlib Figure that IPython shows as figure_html(self) (an <img> with alt text), no PNG."""
+
+            def _repr_html_(self):
+                return figure_html(self)
+        CourseFigure.__module__ = __name__
+        _COURSE_FIGURE.append(CourseFigure)
+        globals()["CourseFigure"] = CourseFigure
+    return _COURSE_FIGURE[0](**kwargs)
+
+
+def alt_text(fig, limit=600):
+    """A figure described in words: its title, then each panel's title, kind and size, axis labels and
+    legend. fig.ra_alt, when set, is used instead."""
+    given = getattr(fig, "ra_alt", None)
+    if given:
+        return given
+    parts = []
+    suptitle = getattr(fig, "_suptitle", None)
+    if suptitle is not None and suptitle.get_text():
+        parts.append(suptitle.get_text())
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    for ax in panels:
+        bits = [ax.get_title()] if ax.get_title() else []
+        if ax.images:
+            shape = np.shape(ax.images[0].get_array())
+            bits.append(f"a {shape[0]}\u00d7{shape[1]} heatmap" if len(shape) >= 2 else "an image")
+        elif ax.lines:
+            labels = [line.get_label() for line in ax.lines if not line.get_label().startswith("_")]
+            bits.append(f"{len(ax.lines)} line(s)" + (f": {', '.join(labels)}" if labels else ""))
+        axes = [f"{name} {label}" for name, label in (("x:", ax.get_xlabel()), ("y:", ax.get_ylabel())) if label]
+        if ax.get_yscale() == "log":
+            axes.append("y on a log scale")
+        bits.extend(axes)
+        parts.append(", ".join(b for b in bits if b))
+    kind = "figure" if len(panels) <= 1 else f"figure of {len(panels)} panels"
+    text = f"{kind}: " + "; ".join(p for p in parts if p)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def figure_html(fig):
+    """The figure as an inline PNG <img> (base64 data, no URL) with alternative text."""
+    from IPython.core.pylabtools import print_figure
+    data = base64.b64encode(print_figure(fig, "png", bbox_inches="tight")).decode("ascii")
+    return f'<img class="ra-figure" alt="{html.escape(alt_text(fig))}" src="data:image/png;base64,{data}">'
+
+
+def _no_png(fig):
+    return None  # a CourseFigure's PNG is inside its HTML view already
+
+
+def register_ipython(shell=None):
+    """In this IPython session: a CourseFigure is shown by its HTML view alone (no second copy as PNG), and
+    every other matplotlib Figure gets the same HTML view beside its PNG, registered again before each cell
+    (matplotlib's inline backend drops every Figure formatter when pyplot is imported). Called when viz is
+    imported; a no-op outside IPython."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return
+        shell = get_ipython()
+    formatters = getattr(getattr(shell, "display_formatter", None), "formatters", None)
+    if not formatters or getattr(shell, "_ra_figures_registered", False):
+        return
+
+    def register(*args):
+        formatters["text/html"].for_type_by_name("matplotlib.figure", "Figure", figure_html)
+        formatters["image/png"].for_type_by_name(__name__, "CourseFigure", _no_png)
+
+    register()
+    shell.events.register("pre_run_cell", register)
+    shell._ra_figures_registered = True
 
 
 def colormap(positive_only=False):
@@ -37,15 +130,14 @@ def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
     annotate: print values in the cells (default: when M is at most 16 x 16).
     The array shown is kept as `fig.ra_data`.
     """
-    from matplotlib.figure import Figure
     data = as_matrix("M", M)
     n, m = data.shape
     rows = check_labels("rows", rows, n, data.shape)
     cols = check_labels("cols", cols, m, data.shape)
     scale = colour_scale(data, vmax)
     size = min(max(0.24 * max(n, m) + 1.2, 3.0), 10.0)
-    fig = Figure(figsize=(size * max(m / max(n, m), 0.5) + 1.0, size * max(n / max(n, m), 0.5)),
-                 layout="constrained")
+    fig = course_figure(figsize=(size * max(m / max(n, m), 0.5) + 1.0, size * max(n / max(n, m), 0.5)),
+                        layout="constrained")
     ax = fig.add_subplot()
     im = _imshow(ax, data, scale)
     ax.set_yticks(range(n), rows, fontsize=8)
@@ -65,14 +157,13 @@ def heatmap(M, rows=None, cols=None, title=None, vmax=None, annotate=None):
 
 def heads_grid(A_stack, tokens, title=None):
     """One attention map per (layer, head): A_stack (n_layers, n_heads, n, n) -> Figure."""
-    from matplotlib.figure import Figure
     A_stack = np.asarray(A_stack, dtype=np.float64)
     if A_stack.ndim != 4 or A_stack.shape[2] != A_stack.shape[3]:
         raise ValueError(f"A_stack must have shape (n_layers, n_heads, n, n), got {A_stack.shape}")
     n_layers, n_heads, n, _ = A_stack.shape
     tokens = check_labels("tokens", tokens, n, A_stack.shape[2:])
     cell = min(max(0.16 * n + 0.8, 1.6), 3.2)
-    fig = Figure(figsize=(cell * n_heads + 1.4, cell * n_layers + 0.9))
+    fig = course_figure(figsize=(cell * n_heads + 1.4, cell * n_layers + 0.9))
     axes = fig.subplots(n_layers, n_heads, squeeze=False,
                         gridspec_kw=dict(wspace=0.08, hspace=0.25, left=0.16, bottom=0.16, top=0.9))
     for l in range(n_layers):
@@ -97,10 +188,9 @@ def heads_grid(A_stack, tokens, title=None):
 
 def curves(series, xlabel="step", ylabel="", title=None, logy=False):
     """Line plots from {label: values} or {label: (x, values)} -> Figure."""
-    from matplotlib.figure import Figure
     if not isinstance(series, dict) or not series:
         raise ValueError("series must be a non-empty dict {label: values}")
-    fig = Figure(figsize=(6, 3.2), layout="constrained")
+    fig = course_figure(figsize=(6, 3.2), layout="constrained")
     ax = fig.add_subplot()
     for label, values in series.items():
         if isinstance(values, tuple) and len(values) == 2:

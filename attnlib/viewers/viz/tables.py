@@ -20,6 +20,9 @@ HIGHLIGHT = "#c51b7d"       # magenta outline for the cell being computed
 FONT = "font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:12px"
 MINUS = "\u2212"
 PANEL = "background:#fff;color:#111;padding:2px"  # the explorers' light panels
+MUTED = "#595959"  # grey text (sizes, zeros, notes): 7:1 on white, never below WCAG's 4.5:1
+# text that only a screen reader reads (the label of a table's corner cell)
+HIDDEN = "position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);border:0"
 
 CSS = f"""<style>
 .ra-view {{color:#111;{FONT};line-height:1.25}}
@@ -94,11 +97,36 @@ def _mix(rgb, t):
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+def _luminance(colour):
+    """WCAG relative luminance of a #rrggbb (or #rgb) colour."""
+    if len(colour) == 4:
+        colour = "#" + "".join(c * 2 for c in colour[1:])
+
+    def channel(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(int(colour[k:k + 2], 16)) for k in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    """WCAG contrast ratio of two #rrggbb (or #rgb) colours, from 1 to 21."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_colour(bg):
+    """The text colour for a cell background: white where it reaches 4.5:1, else near-black, else black
+    (mid-tones reach 4.5:1 only with black)."""
+    return next(fg for fg in ("#fff", "#111", "#000") if fg == "#000" or contrast(bg, fg) >= 4.5)
+
+
 def cell_colour(v, vmax):
-    """(background, text colour) for a finite value on the scale [-vmax, vmax]."""
+    """(background, text colour) for a finite value on the scale [-vmax, vmax]; the text has a contrast of
+    4.5:1 or more on its background."""
     t = min(abs(v) / vmax, 1.0) * 0.85 if vmax > 0 else 0.0
     bg = _mix(POSITIVE if v > 0 else NEGATIVE, t)
-    return bg, ("#fff" if t > 0.55 else "#111")
+    return bg, text_colour(bg)
 
 
 def colour_scale(data, vmax):
@@ -111,7 +139,7 @@ def colour_scale(data, vmax):
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
-NEGINF_STYLE = "background:repeating-linear-gradient(135deg,#d9d9d9 0 4px,#cacaca 4px 8px);color:#555;"
+NEGINF_STYLE = "background:repeating-linear-gradient(135deg,#d9d9d9 0 4px,#cacaca 4px 8px);color:#222;"
 RINGS = {None: ("", ""),
          "line": (" ra-hl", "box-shadow:inset 0 0 0 2px #333;font-weight:bold;"),
          "target": (" ra-hl-target", f"box-shadow:inset 0 0 0 3px {HIGHLIGHT};font-weight:bold;")}
@@ -126,7 +154,7 @@ def _td(v, vmax, precision, ring=None):
         cls, style, text, value = "ra-cell ra-nonfinite", "background:#fff;color:#b00;font-weight:bold;", \
             fmt(v), str(v)
     elif v == 0:
-        cls, style, text, value = "ra-cell ra-zero", "background:#fff;color:#a0a0a0;", "0", repr(v)
+        cls, style, text, value = "ra-cell ra-zero", f"background:#fff;color:{MUTED};", "0", repr(v)
     else:
         bg, fg = cell_colour(v, vmax)
         cls, style, text, value = "ra-cell", f"background:{bg};color:{fg};", fmt(v, precision), repr(v)
@@ -189,8 +217,9 @@ def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=
     name = title if name is None else name
     hr, hc = set(highlight_rows), set(highlight_cols)
     hcells = {tuple(c) for c in highlight_cells}
-    head = "".join(f'<th class="ra-col">{esc(c)}</th>' for c in cols)
-    lines = [f'<tr><th></th>{head}</tr>']
+    head = "".join(f'<th class="ra-col" scope="col">{esc(c)}</th>' for c in cols)
+    corner = f'<span style="{HIDDEN}">{esc(name or "matrix")}: rows, columns</span>'
+    lines = [f'<tr><th class="ra-corner" scope="col">{corner}</th>{head}</tr>']
     target = tuple(target) if target is not None else None
     for i, values in enumerate(data.tolist()):
         tds = []
@@ -198,9 +227,9 @@ def matrix(M, rows=None, cols=None, title=None, precision=2, vmax=None, *, name=
             ring = "target" if (i, j) == target else \
                 "line" if (i in hr or j in hc or (i, j) in hcells) else None
             tds.append(_td(v, scale, precision, ring))
-        lines.append(f'<tr><th class="ra-row">{esc(rows[i])}</th>{"".join(tds)}</tr>')
+        lines.append(f'<tr><th class="ra-row" scope="row">{esc(rows[i])}</th>{"".join(tds)}</tr>')
     title_html = (f'<b>{esc(title)}</b> ' if title else "") + \
-        f'<span style="color:#888">({n}\u00d7{m})</span>'
+        f'<span style="color:{MUTED}">({n}\u00d7{m})</span>'
     body = (f'<div class="ra-block" style="display:inline-block;vertical-align:top">'
             f'<div class="ra-title" style="height:20px;white-space:nowrap">{title_html}</div>'
             f'<table class="ra-matrix" data-name="{esc(name or "")}" '
@@ -228,9 +257,10 @@ def equation(*items):
     """
     if not items:
         raise ValueError("equation needs at least one item")
-    parts, kept = [], []
+    parts, kept, said = [], [], []
     for k, item in enumerate(items):
         if isinstance(item, str):
+            said.append(item.strip())
             parts.append(_op(item))
         elif isinstance(item, (MatrixView, EquationView)):
             parts.append(item.body)
@@ -240,8 +270,13 @@ def equation(*items):
         else:
             raise ValueError(f"equation item {k} must be a matrix view, an array or an operator "
                              f"string, got {type(item).__name__}")
+        if not isinstance(item, str):
+            said.append(getattr(item, "title", None) or getattr(item, "name", None) or "matrix")
         kept.append(item)
-    body = ('<div class="ra-equation" style="display:flex;flex-wrap:nowrap;align-items:flex-start;'
+    # a wide equation scrolls sideways: it takes the keyboard focus (arrow keys scroll it) and says what it is
+    label = esc("equation: " + " ".join(w for w in said if w))
+    body = (f'<div class="ra-equation" tabindex="0" role="group" aria-label="{label}" '
+            'style="display:flex;flex-wrap:nowrap;align-items:flex-start;'
             f'gap:8px;overflow-x:auto">{"".join(parts)}</div>')
     return EquationView(kept, body)
 

@@ -35,9 +35,14 @@ panels (class `ra-snapshot`), which renderers without a kernel show instead.
 `random_stack_maps(sentence, n_layers, n_heads, seed)` builds an A_stack from
 random transformer blocks, so the heads-layers explorer works without a trained model.
 
-Modules, in course order: explorer (the container), rows (projection, batch,
+Every explorer can be used with the keyboard alone: its sliders and play buttons are native, labelled
+HTML controls (controls: FloatSlider, IntSlider, LogSlider, Play, drawn by anywidget), whose readout and
+aria-valuetext say the value; JupyterLab's notebook shortcuts leave its keys to its controls.
+
+Modules, in course order: explorer (the container), controls (sliders, play), rows (projection, batch,
 mixing), scores (similarity, softmax), attention, positions, heads, kv_cache, ops.
 """
+from .controls import FloatSlider, IntSlider, KeyboardScope, LogSlider, Play
 from .explorer import Explorer, snapshot_html
 from .rows import (batch_explorer, batch_state, mixing_explorer, mixing_state, mixing_weights,
                    projection_explorer, projection_state, render_batch, render_mixing, render_projection)
@@ -57,4 +62,5 @@ __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer
            "positions_explorer", "positions_state", "snapshot_html", "mixing_weights", "attention_frames",
            "HeatmapPanel", "render_projection", "render_batch", "render_mixing", "render_similarity",
            "render_softmax", "render_attention", "render_heads_layers", "render_kv_cache",
-           "ops_explorer", "ops_state", "render_ops", "BROKEN"]
+           "ops_explorer", "ops_state", "render_ops", "BROKEN",
+           "FloatSlider", "IntSlider", "LogSlider", "Play", "KeyboardScope"]

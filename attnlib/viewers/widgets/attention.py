@@ -6,6 +6,7 @@ from .. import viz
 from ..viz.tables import esc
 from ...data import essay_example, tokenize
 from ...mixing import causal_mask, softmax
+from .controls import IntSlider, Play
 from .explorer import Explorer, _cached_render, _checkbox, _text
 
 
@@ -107,8 +108,9 @@ def attention_explorer(sentence="the cat sat on the mat", seed=0, embed=None, Wq
                                    layout=ipw.Layout(width="420px")),
                 "causal": _checkbox("causal mask", True),
                 "scale": _checkbox("scale by 1/\u221ad", True),
-                "play": ipw.Play(value=0, min=0, max=s0["n_frames"] - 1, step=1, interval=700),
-                "step": ipw.IntSlider(value=0, min=0, max=s0["n_frames"] - 1, description="step")}
+                "play": Play(value=0, min=0, max=s0["n_frames"] - 1, step=1, interval=700,
+                             description="play through the products"),
+                "step": IntSlider(value=0, min=0, max=s0["n_frames"] - 1, description="step")}
     ipw.link((controls["play"], "value"), (controls["step"], "value"))
 
     def compute():

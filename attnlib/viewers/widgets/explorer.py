@@ -3,6 +3,7 @@ import ipywidgets as ipw
 
 from .. import viz
 from ..viz.tables import esc
+from .controls import KeyboardScope
 
 
 class Explorer(ipw.VBox):
@@ -18,7 +19,7 @@ class Explorer(ipw.VBox):
         self.views = {key: ipw.HTML(value=value) for key, value in html.items()}
         self.message = ipw.HTML(value="")
         rows = layout_controls or [ipw.HBox(list(controls.values()))]
-        self.children = [*rows, self.message, *self.views.values()]
+        self.children = [*rows, self.message, *self.views.values(), KeyboardScope()]
         self.add_class("ra-explorer")
         self.add_class(f"ra-explorer-{name}")
         for key in (watch or controls):
@@ -61,7 +62,7 @@ def snapshot_html(explorer):
     ra-snapshot-<name>, never ra-explorer, so a page search finds only the live widget."""
     panels = "".join(v.value for v in explorer.views.values())
     return (f'<div class="ra-snapshot ra-snapshot-{explorer.name}">'
-            f'<div class="ra-view" style="color:#666;margin:2px 0">{esc(explorer.name)} explorer '
+            f'<div class="ra-view" style="color:{viz.MUTED};margin:2px 0">{esc(explorer.name)} explorer '
             f'(a static snapshot: run the notebook to use the controls)</div>{panels}</div>')
 
 

@@ -8,6 +8,7 @@ from ...attention import attention
 from ...cache import attend_step
 from ...data import essay_example, tokenize
 from ...mixing import softmax
+from .controls import IntSlider, Play
 from .explorer import Explorer, _text
 
 
@@ -56,8 +57,8 @@ def kv_cache_explorer(sentence="the cat sat on the mat", seed=0):
     n = len(tokenize(sentence))
     controls = {"sentence": ipw.Text(value=sentence, description="sentence", continuous_update=False,
                                      layout=ipw.Layout(width="420px")),
-                "play": ipw.Play(value=1, min=1, max=n, step=1, interval=900),
-                "step": ipw.IntSlider(value=1, min=1, max=n, description="step")}
+                "play": Play(value=1, min=1, max=n, step=1, interval=900, description="play through the generation"),
+                "step": IntSlider(value=1, min=1, max=n, description="step")}
     ipw.link((controls["play"], "value"), (controls["step"], "value"))
 
     def compute():

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import viz
 from ..viz.tables import esc
+from .controls import IntSlider
 from .explorer import Explorer, _text
 
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8)
@@ -207,13 +208,15 @@ def render_ops(s):
     note = (f"<b>{esc(s['broken'])}</b> ({esc(', '.join(s['ops']))}): {esc(s['description'])}<br>{where} "
             f"Expected: {esc(FIRST_USE[s['kind']])}.")
     rows = "".join(
-        f"<tr><th style='text-align:left;padding:2px 8px'>{kind}</th>"
+        f"<tr><th scope='row' style='text-align:left;padding:2px 8px'>{kind}</th>"
         f"<td class='ra-text-ref' style='padding:2px 8px'>{esc(s['ref_text'][kind])}</td>"
         f"<td class='ra-text-broken' style='padding:2px 8px'>{esc(s['text'][kind])}</td>"
         f"<td style='padding:2px 8px'>{'same' if s['ref_text'][kind] == s['text'][kind] else '<b>differs</b>'}"
         f"</td></tr>" for kind in ("greedy", "sampled"))
-    table = (f"<table class='ra-texts'><tr><th></th><th style='padding:2px 8px'>attnlib's ops</th>"
-             f"<th style='padding:2px 8px'>{esc(s['broken'])}</th><th></th></tr>{rows}</table>")
+    table = (f"<table class='ra-texts'><tr><th scope='col' style='padding:2px 8px'>text</th>"
+             f"<th scope='col' style='padding:2px 8px'>attnlib's ops</th>"
+             f"<th scope='col' style='padding:2px 8px'>{esc(s['broken'])}</th>"
+             f"<th scope='col' style='padding:2px 8px'>the two</th></tr>{rows}</table>")
     return {"curves": _text(_png(ops_figure(s))), "note": _text(note), "texts": _text(table)}
 
 
@@ -222,8 +225,8 @@ def ops_explorer(broken="layer_norm_backward: a term missing", steps=40, seed=0)
     ops_state(broken, steps, seed)  # a bad first choice raises here, before any widget exists
     controls = {"broken": ipw.Dropdown(options=list(BROKEN), value=broken, description="break",
                                        layout=ipw.Layout(width="420px")),
-                "steps": ipw.IntSlider(value=int(steps), min=10, max=100, step=10, description="steps",
-                                       continuous_update=False)}
+                "steps": IntSlider(value=int(steps), min=10, max=100, step=10, description="steps",
+                                   continuous_update=False)}
 
     def compute():
         return ops_state(controls["broken"].value, controls["steps"].value, seed)

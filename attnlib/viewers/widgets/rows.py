@@ -6,6 +6,7 @@ from .. import viz
 from ..viz.tables import as_matrix, esc, check_labels
 from ...data import essay_example, example_weights, word_vectors
 from ...mixing import uniform_causal_weights
+from .controls import FloatSlider
 from .explorer import Explorer, _float_text, _num, _text, _token_dropdown
 
 
@@ -109,8 +110,8 @@ def batch_explorer(X=None, W=None, tokens=None):
     controls = {"row": _token_dropdown("row", tokens, row0),
                 "col": ipw.Dropdown(options=list(range(X.shape[1])), value=0, description="column",
                                     layout=ipw.Layout(width="140px"), style={"description_width": "50px"}),
-                "value": ipw.FloatSlider(value=float(X[row0, 0]), min=-limit, max=limit, step=0.1,
-                                         description="value", continuous_update=True)}
+                "value": FloatSlider(value=float(X[row0, 0]), min=-limit, max=limit, step=0.1,
+                                     description="value", continuous_update=True)}
 
     def compute():
         return batch_state(X, W, controls["row"].value, controls["col"].value, controls["value"].value)

@@ -6,6 +6,7 @@ from .. import viz
 from ..viz.tables import esc
 from ...data import essay_example, tokenize
 from ...mixing import causal_mask, softmax
+from .controls import FloatSlider, LogSlider
 from .explorer import Explorer, _num, _text, _token_dropdown
 
 
@@ -69,8 +70,8 @@ def similarity_explorer(q=None, k=None, sentence="the cat sat on the mat", Q=Non
         return float(viz.number(v, 2))
 
     def slider(name, v):
-        return ipw.FloatSlider(value=on_grid(v), min=-limit, max=limit, step=0.01,
-                               description=name, readout_format=".2f", layout=ipw.Layout(width="260px"))
+        return FloatSlider(value=on_grid(v), min=-limit, max=limit, step=0.01,
+                           description=name, readout_format=".2f", layout=ipw.Layout(width="260px"))
 
     controls = {"i": _token_dropdown("query", tokens, i0), "j": _token_dropdown("key", tokens, j0)}
     controls.update({f"q{c}": slider(f"q[{c}]", q[c]) for c in range(d)})
@@ -159,8 +160,8 @@ def softmax_explorer(scores=None):
     if scores.ndim != 1:
         raise ValueError(f"scores must be one row (1-D), got shape {scores.shape}")
     labels = labels or [str(j) for j in range(len(scores))]
-    controls = {"temperature": ipw.FloatLogSlider(value=1.0, base=10, min=-2.5, max=1.0, step=0.05,
-                                                  description="T", readout_format=".2f")}
+    controls = {"temperature": LogSlider(value=1.0, base=10, min=-2.5, max=1.0, step=0.05,
+                                         description="temperature T", readout_format=".3f")}
 
     def compute():
         return softmax_state(scores, controls["temperature"].value)
