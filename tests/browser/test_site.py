@@ -71,7 +71,7 @@ def site_tab(site, playwright_api):
     """One chromium tab for the site; every request it makes is recorded in tab.requests."""
     browser = playwright_api.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(120_000)  # a long page typesets its maths in seconds; slower on a busy machine
     tab = context.new_page()
     tab.requests = []
     context.on("request", lambda r: tab.requests.append(r.url))

@@ -8,12 +8,12 @@ Every figure is shown with alternative text. JupyterLab draws a PNG output as an
 figure is shown as HTML: `<img class="ra-figure" alt="..." src="data:image/png;base64,...">`, the alt text
 made by `alt_text(fig)` from its titles, axis labels, legend and image sizes (or `fig.ra_alt` when set).
 The course's own figures (CourseFigure, from the functions here) have that as their _repr_html_ and are
-stored with that view only. For pyplot's figures, importing viz in IPython registers the same view before
-each cell runs (matplotlib's inline backend drops every Figure formatter when pyplot is first imported);
-they keep their PNG output as well.
+stored with that view only. pyplot's figures get the same view from importing viz in IPython
+(register_ipython), and keep their PNG output as well.
 """
 import base64
 import html
+import sys
 
 import numpy as np
 
@@ -80,9 +80,13 @@ def _no_png(fig):
 
 def register_ipython(shell=None):
     """In this IPython session: a CourseFigure is shown by its HTML view alone (no second copy as PNG), and
-    every other matplotlib Figure gets the same HTML view beside its PNG, registered again before each cell
-    (matplotlib's inline backend drops every Figure formatter when pyplot is imported). Called when viz is
-    imported; a no-op outside IPython."""
+    every other matplotlib Figure gets the same HTML view beside its PNG. Called when viz is imported; a no-op
+    outside IPython.
+
+    matplotlib's inline backend drops every formatter registered for Figure when it is set up, in the middle of
+    the cell that draws the first figure, so for pyplot's figures the view is the Figure's own _repr_html_
+    (matplotlib's, which gives nothing outside its web backends, then figure_html), set before each cell once
+    matplotlib.figure is imported."""
     if shell is None:
         try:
             from IPython import get_ipython
@@ -94,8 +98,15 @@ def register_ipython(shell=None):
         return
 
     def register(*args):
-        formatters["text/html"].for_type_by_name("matplotlib.figure", "Figure", figure_html)
         formatters["image/png"].for_type_by_name(__name__, "CourseFigure", _no_png)
+        figure = sys.modules.get("matplotlib.figure")
+        if figure is not None and not getattr(figure.Figure._repr_html_, "_ra", False):
+            own = figure.Figure._repr_html_
+
+            def _repr_html_(fig):
+                return own(fig) or figure_html(fig)
+            _repr_html_._ra = True
+            figure.Figure._repr_html_ = _repr_html_
 
     register()
     shell.events.register("pre_run_cell", register)
