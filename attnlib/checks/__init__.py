@@ -16,16 +16,19 @@ dA around 10,000) need float64 and name a loss there precision-loss or
 variance-cancellation.
 
 Expected values come from attnlib's own functions on the probes; the learner's
-function runs in a separate process on copies of them (runner.py), and known-wrong
-variants and property probes name the mistake. No solution code is shown.
+function runs in a separate process on copies of them (runner.py). Each exercise is
+written once more as a pipeline with the choices a learner makes in it (choices.py):
+the neighbour that reproduces the learner's output on every probe names the mistake,
+and property probes say what the rest looks like. No solution code is shown.
 
 Layout: grade.py runs a check; registry.py lists the exercises, one module per
 lesson named after its stem (projection.py ... generation_and_kv_cache.py), each
-holding its exercises next to their named mistakes; spec.py, probes.py and
-pieces.py are what those are built from; properties.py holds the property
-probes; diagnoses.py, report.py, runner.py and guard.py explain, show, safely
-call and watch for tampering; collect.py gathers the learner's functions for the capstone (my_functions,
-imported on first use).
+holding its exercises next to their pipelines (or, where none is written yet, named
+mistakes); spec.py and probes.py are what those are built from; choices.py generates
+and matches the neighbours; properties.py holds the property probes; diagnoses.py,
+report.py, runner.py and guard.py explain, show, safely call and watch for tampering;
+collect.py gathers the learner's functions for the capstone (my_functions, imported
+on first use).
 """
 from .diagnoses import DIAGNOSES
 from .grade import CheckFailed, check, hints

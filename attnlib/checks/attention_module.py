@@ -9,34 +9,46 @@ import tracemalloc
 import numpy as np
 
 import attnlib as at
-from .mask_and_softmax import WEIGHTS_MISTAKES
-from .pieces import attention, mask, softmax, weights
+from .choices import variant
+from .mask_and_softmax import scale_steps, weights, weights_steps
 from .probes import features, qk_probes, rand
 from .properties import argument_mixups, causality, huge_scores, intermediates, scale_finding
 from .spec import Exercise, Probe
 
 
-# attention(Q, K, V, causal=True, scale=True) ---------------------------------------------------------------------
+# attention and self_attention: the weights' steps (mask_and_softmax.py) and the two products around them --------
 
-def attention_with(wrong_weights):
-    """attention(Q, K, V, causal, scale) whose weights come from a mistaken attention_weights."""
-    def wrong_attention(Q, K, V, causal=True, scale=True):
-        return attention(Q, K, V, causal, scale, weights=wrong_weights)
-    return wrong_attention
-
-
-def av_transposed(Q, K, V, causal=True, scale=True):
-    return weights(Q, K, causal, scale).T @ V
+def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
+    """O = A V, with A from attention_weights' steps (widths: what a learner may scale by instead of d)."""
+    A = weights_steps(Q, K, causal, scale, c=c, widths=widths)
+    return c.step("mixing product", right=lambda: A @ V, av_transposed=lambda: A.T @ V,
+                  va_instead_of_av=lambda: V @ A)
 
 
-def va_instead_of_av(Q, K, V, causal=True, scale=True):
-    return V @ weights(Q, K, causal, scale)
+def self_attention_steps(X, Wq, Wk, Wv, Wo=None, causal=True, *, c):
+    """O = attention(X Wq, X Wk, X Wv), then Wo if given."""
+    Q, K, V = c.step("projections", right=lambda: (X @ Wq, X @ Wk, X @ Wv),
+                     weights_transposed=lambda: (X @ Wq.T, X @ Wk.T, X @ Wv.T))
+    O = attention_steps(Q, K, V, causal, True, c=c, widths={"scale_by_d_model": X.shape[1]})
+    return c("output projection", right=O if Wo is None else O @ Wo, wo_ignored=O)
 
 
-ATTENTION_MISTAKES = [(diagnosis, attention_with(wrong)) for diagnosis, wrong in WEIGHTS_MISTAKES] + [
-    ("av-transposed", av_transposed),
-    ("va-instead-of-av", va_instead_of_av),
-]
+attention = variant(attention_steps)  # the reference, for the findings below
+
+CHOICES = {
+    "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
+    "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",
+    "output projection": "Look at how your function uses Wo when one is given.",
+    "tile remainder": "Look at the last tile when n is not a multiple of block: its rows and keys count too.",
+    "key tiles": "Look at where your loop over key tiles stops: the last tile a query may see is included.",
+    "tile mask": "Look at the positions your mask compares inside a tile: those of the whole sequence.",
+    "tile normalisation": "Look at how the tiles are combined: one softmax over every key, not one per tile.",
+    "running max": "Look at what you subtract before the exponential: the running max of the row.",
+    "running max start": "Look at the running max's first value: any real score must replace it.",
+    "tile max": "Look at the max your exponentials use: the running one, shared by every tile.",
+    "rescale": "Look at what happens to the running sum and the running output when the max grows.",
+    "tile order": "Look at the order in which you walk the key tiles.",
+}
 
 
 def qkv_probes(seed):
@@ -47,43 +59,10 @@ def qkv_probes(seed):
         p.args = p.args + (rand(seed + 20 + d_v, n_k, d_v),)
         p.names = ("Q", "K", "V")
         p.cols = features(d_v, "v")
+    Q = np.abs(rand(seed + 30, 3, 4)) + 1.0
+    K = np.vstack([rand(seed + 31, 4, 4), np.full((1, 4), 400.0)])  # the last key, future to the first two queries,
+    probes.append(Probe((Q, K, rand(seed + 32, 5, 3)), names=("Q", "K", "V"), cols=features(3, "v")))  # wins by ~1000
     return probes
-
-
-# self_attention(X, Wq, Wk, Wv, Wo=None, causal=True) -------------------------------------------------------------
-
-def self_attention_with(wrong_attention):
-    """self_attention built on a mistaken attention: Q, K, V from X, scaled, then Wo if given."""
-    def wrong_self_attention(X, Wq, Wk, Wv, Wo=None, causal=True):
-        O = wrong_attention(X @ Wq, X @ Wk, X @ Wv, causal, True)  # (n, d_v)
-        return O if Wo is None else O @ Wo
-    return wrong_self_attention
-
-
-def projections_transposed(X, Wq, Wk, Wv, Wo=None, causal=True):
-    O = attention(X @ Wq.T, X @ Wk.T, X @ Wv.T, causal)
-    return O if Wo is None else O @ Wo
-
-
-def scaled_by_d_model(X, Wq, Wk, Wv, Wo=None, causal=True):
-    Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    O = softmax(mask(Q @ K.T / np.sqrt(X.shape[1]), causal)) @ V
-    return O if Wo is None else O @ Wo
-
-
-def wo_ignored(X, Wq, Wk, Wv, Wo=None, causal=True):
-    return attention(X @ Wq, X @ Wk, X @ Wv, causal)
-
-
-_ATTENTION = dict(ATTENTION_MISTAKES)
-SELF_ATTENTION_MISTAKES = [
-    ("weights-transposed", projections_transposed),
-    ("scale-by-d-model", scaled_by_d_model),
-] + [(diagnosis, self_attention_with(_ATTENTION[diagnosis])) for diagnosis in (
-    "kq-instead-of-qk", "scale-missing", "mask-not-applied", "mask-always-applied", "mask-hides-diagonal",
-    "mask-value-zero", "mask-after-softmax", "av-transposed", "softmax-wrong-axis")] + [
-    ("wo-ignored", wo_ignored),
-]
 
 
 def _sa_probe(seed, d_model, d_head, d_v, d_out=None, **kw):
@@ -99,7 +78,7 @@ EXERCISES = [
         uses=('softmax', 'attention_weights'),
         reference=at.attention,
         probes=qkv_probes(100),
-        mistakes=ATTENTION_MISTAKES,
+        pipeline=attention_steps,
         verified="O = A V for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
         hint1="Compute the weights A as in attention_weights, then mix the rows of V with them.",
         hint2="The weights are (n_q, n_k) and V is (n_k, d_v): the product runs over the keys, the axis the two "
@@ -112,7 +91,7 @@ EXERCISES = [
         reference=at.self_attention,
         probes=[_sa_probe(110, 6, 4, 3), _sa_probe(120, 6, 4, 3, 7), _sa_probe(130, 3, 2, 4, causal=False),
                 _sa_probe(140, 4, 4, 4, 4)],
-        mistakes=SELF_ATTENTION_MISTAKES,
+        pipeline=self_attention_steps,
         verified="Q, K, V from X, causal attention, the optional Wo, on non-square weights",
         hint1="Project X three times, with Wq, Wk and Wv, to get the queries, the keys and the values; then apply "
               "causal attention, then Wo if one is given.",
@@ -225,12 +204,13 @@ class Attn:
     `sink` adds a key every row can always see (score 0, value 0), so that a row hiding everything stays finite.
     The scores are bounded (±3), so moving any row it sees by any visible amount moves an output row clearly.
     `flat` shrinks the scores and lifts the values by 10: a finite `hidden` (-13) then moves the outputs by
-    a few parts in ten million, a leak that only a tight tolerance sees. Shown in reports by its label; the grader
-    never copies it (deepcopy returns it as is)."""
+    a few parts in ten million, a leak that only a tight tolerance sees; `size` multiplies the outputs (a million:
+    only a tolerance relative to the largest output tells rounding noise from a leak). Shown in reports by its
+    label; the grader never copies it (deepcopy returns it as is)."""
 
-    def __init__(self, label, visible, hidden=-np.inf, sink=False, flat=False, noise=0.0, seed=0):
+    def __init__(self, label, visible, hidden=-np.inf, sink=False, flat=False, noise=0.0, seed=0, size=1.0):
         self.label, self.visible, self.hidden = label, visible, hidden
-        self.sink, self.flat, self.noise, self.seed = sink, flat, noise, seed
+        self.sink, self.flat, self.noise, self.seed, self.size = sink, flat, noise, seed, size
 
     def __call__(self, X):
         n, d = X.shape
@@ -247,7 +227,7 @@ class Attn:
         if self.sink:
             S, V = np.hstack([S, np.zeros((n, 1))]), np.vstack([V, np.zeros((1, d + 1))])
         E = np.exp(S - S.max(axis=1, keepdims=True))
-        O = E / E.sum(axis=1, keepdims=True) @ V
+        O = self.size * (E / E.sum(axis=1, keepdims=True) @ V)
         return O + self.noise * float(np.abs(X).sum()) if self.noise else O  # a rounding-sized tie to every row
 
     def __repr__(self):
@@ -307,6 +287,8 @@ LEAKY = {
     "finite": Attn("a causal mask with -13 instead of -inf", _causal, hidden=-13.0, flat=True, seed=80),
     "noisy": Attn("causal attention whose outputs carry rounding noise (1e-14) from every row", _causal,
                   noise=1e-14, seed=90),
+    "loud": Attn("causal attention with outputs near a million, and rounding noise (1e-8) from every row", _causal,
+                 noise=1e-8, seed=100, size=1e6),
 }
 
 
@@ -319,7 +301,7 @@ LEAK_PROBES = [_leak_probe("causal", 300, 6, 3), _leak_probe("everything", 301, 
                _leak_probe("one_ahead", 304, 4, 2), _leak_probe("chunks", 305, 7, 3),
                _leak_probe("doubling", 306, 8, 3), _leak_probe("stray", 307, 6, 3),
                _leak_probe("next_to_last", 308, 6, 4), _leak_probe("finite", 309, 6, 3),
-               _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3)]
+               _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3), _leak_probe("loud", 312, 5, 3)]
 
 
 # named mistakes: the right measurement, read wrongly
@@ -430,154 +412,64 @@ LEAK_MISTAKES = [("leak-tolerance-too-loose", leak_loose_tolerance),
 
 # tiled_attention(Q, K, V, causal=True, block=64) -----------------------------------------------------------------
 
-def _tiled(Q, K, V, causal=True, block=64, rescale=True, scale=True, running_max=True, global_mask=True,
-           offset=True, whole_tiles_only=False, tiles_normalised=False, max_start=-np.inf, last_keys=True,
-           stop_early=False, reversed_tiles=False, tile_max=False):
-    """Online-softmax attention with one knob per mistake; all knobs at their defaults is the right answer.
+def tiled_steps(Q, K, V, causal=True, block=64, *, c):
+    """Online-softmax attention, tile by tile, with the choices a learner makes in it; with none made, the answer.
 
-    stop_early: each block of queries walks its keys up to the last one it may see (all keys without the mask)
-    with range(0, end - block, block), one tile short; reversed_tiles: the key tiles from last to first;
-    tile_max: each tile's exponentials taken from the tile's own max instead of the running max (True: NaN in a row
-    the tile hides entirely; "finite": such a row skips the tile, as a loop over its visible keys only does)."""
+    "key tiles" one_short: each block of queries walks its keys up to the last one it may see with
+    range(0, end - block, block), one tile short; "tile max" own: each tile's exponentials taken from the tile's own
+    max instead of the running max (NaN in a row the tile hides entirely; __finite: such a row skips the tile, as a
+    loop over its visible keys only does)."""
     n_q, n_k = len(Q), len(K)
-    shift = n_k - n_q if offset else 0  # query i sits at position shift + i
-    s = 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
-    stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole_tiles_only else (n_q, n_k)
-    stop_k = stop_k if last_keys else max(stop_k - block, 0)
+    causal = c("mask switch", right=causal, mask_not_applied=False, mask_always_applied=True)
+    shift = c("mask offset", right=n_k - n_q, mask_ignores_offset=0)  # query i sits at position shift + i
+    s = scale_steps(Q.shape[1], c)
+    whole = c("tile remainder", right=False, tile_remainder_dropped=True)
+    stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole else (n_q, n_k)
+    walk_keys = c("key tiles", right="all", last_key_tile_dropped="last dropped", last_key_tile_dropped__short="short")
+    stop_k = max(stop_k - block, 0) if walk_keys == "last dropped" else stop_k
+    local = c("tile mask", right=False, tile_mask_local=True)
+    separately = c("tile normalisation", right=False, tiles_normalised_separately=True)
+    running = c("running max", right=True, softmax_no_max_subtraction=False)
+    start = c("running max start", right=-np.inf, running_max_starts_at_zero=0.0)
+    own_max = c("tile max", right=False, tile_own_max=True, tile_own_max__finite="finite")
+    rescale = c("rescale", right="both", rescale_missing="neither", rescale_missing__l_only="l only",
+                rescale_missing__acc_only="acc only", rescale_inverted="inverted",
+                rescale_inverted__raw="inverted raw")
+    backwards = c("tile order", right=False, masked_tile_first=True)
     O = np.zeros((n_q, V.shape[1]))
     for q0 in range(0, stop_q, block):
         q = Q[q0:q0 + block] * s  # (bq, d)
-        m = np.full((len(q), 1), max_start)
-        l = np.zeros((len(q), 1))
-        acc = np.zeros((len(q), V.shape[1]))
-        tiles = 0
+        m, l, acc, tiles = np.full((len(q), 1), start), np.zeros((len(q), 1)), np.zeros((len(q), V.shape[1])), 0
         end = min(n_k, q0 + shift + len(q)) if causal else n_k  # one past the last key this block may see
-        walk = range(0, end - block, block) if stop_early else range(0, stop_k, block)
-        for k0 in (reversed(walk) if reversed_tiles else walk):
+        walk = range(0, end - block, block) if walk_keys == "short" else range(0, stop_k, block)
+        for k0 in (reversed(walk) if backwards else walk):
             S = q @ K[k0:k0 + block].T  # (bq, bk)
             if causal:
-                i = np.arange(len(q))[:, None] + (q0 + shift if global_mask else 0)
-                j = np.arange(S.shape[1])[None, :] + (k0 if global_mask else 0)
+                i = np.arange(len(q))[:, None] + (0 if local else q0 + shift)
+                j = np.arange(S.shape[1])[None, :] + (0 if local else k0)
                 S = np.where(j <= i, S, -np.inf)
-            if tiles_normalised:
+            if separately:
                 E = np.exp(S - S.max(axis=1, keepdims=True))
-                acc += np.nan_to_num(E / E.sum(axis=1, keepdims=True)) @ V[k0:k0 + block]
-                tiles += 1
+                acc, tiles = acc + np.nan_to_num(E / E.sum(axis=1, keepdims=True)) @ V[k0:k0 + block], tiles + 1
                 continue
-            m_new = np.maximum(m, S.max(axis=1, keepdims=True)) if running_max else np.zeros_like(m)
+            m_new = np.maximum(m, S.max(axis=1, keepdims=True)) if running else np.zeros_like(m)
             own = S.max(axis=1, keepdims=True)  # "finite": a row the mask hides in this tile keeps the running max
-            P = np.exp(S - (np.where(np.isfinite(own), own, m_new) if tile_max == "finite" else own if tile_max
+            P = np.exp(S - (np.where(np.isfinite(own), own, m_new) if own_max == "finite" else own if own_max
                             else m_new))
-            c = np.exp(m - m_new) if running_max else np.ones_like(m)
-            if rescale == "inverted":
-                c = np.where(np.isfinite(m), np.exp(m_new - m), 0.0)
-            elif rescale == "inverted-raw":
-                c = np.exp(m_new - m)  # inf on the first tile, where m is still -inf
-            elif not rescale:
-                c = np.where(np.isfinite(m), 1.0, 0.0)
-            keep = np.where(np.isfinite(m), 1.0, 0.0)  # what a factor left out leaves: the old sum as it was
-            l = l * (keep if rescale == "acc-only" else c) + P.sum(axis=1, keepdims=True)
-            acc = acc * (keep if rescale == "l-only" else c) + P @ V[k0:k0 + block]
+            kept = np.where(np.isfinite(m), 1.0, 0.0)  # what a factor left out leaves: the old sum as it was
+            if not running:
+                f = np.ones_like(m)
+            elif rescale == "neither":
+                f = kept
+            elif rescale == "inverted":
+                f = np.where(np.isfinite(m), np.exp(np.where(np.isfinite(m), m_new - m, 0.0)), 0.0)
+            else:  # inverted raw: inf on the first tile, where m is still -inf
+                f = np.exp(m_new - m) if rescale == "inverted raw" else np.exp(m - m_new)
+            l = l * (kept if rescale == "acc only" else f) + P.sum(axis=1, keepdims=True)
+            acc = acc * (kept if rescale == "l only" else f) + P @ V[k0:k0 + block]
             m = m_new
-        O[q0:q0 + block] = acc / max(tiles, 1) if tiles_normalised else acc / l
+        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc / l
     return O
-
-
-def rescale_missing(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, rescale=False)
-
-
-def rescale_inverted(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, rescale="inverted")
-
-
-def exp_without_running_max(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, running_max=False)
-
-
-def tile_mask_local(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, global_mask=False)
-
-
-def tiles_normalised_separately(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, tiles_normalised=True)
-
-
-def tile_remainder_dropped(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, whole_tiles_only=True)
-
-
-def rescale_l_only(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, rescale="l-only")
-
-
-def rescale_acc_only(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, rescale="acc-only")
-
-
-def rescale_inverted_raw(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, rescale="inverted-raw")
-
-
-def last_key_tile_dropped(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, last_keys=False)
-
-
-def key_loop_one_tile_short(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, stop_early=True)
-
-
-def tiles_walked_backwards(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, reversed_tiles=True)
-
-
-def tile_exps_from_own_max(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, tile_max=True)
-
-
-def visible_tile_exps_from_own_max(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, tile_max="finite")
-
-
-def max_starts_at_zero(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, max_start=0.0)
-
-
-def tiled_offset_ignored(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, offset=False)
-
-
-def tiled_unscaled(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, causal, block, scale=False)
-
-
-def tiled_never_masked(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, False, block)
-
-
-def tiled_always_masked(Q, K, V, causal=True, block=64):
-    return _tiled(Q, K, V, True, block)
-
-
-TILED_MISTAKES = [("rescale-missing", rescale_missing),
-                  ("rescale-inverted", rescale_inverted),
-                  ("tiles-normalised-separately", tiles_normalised_separately),
-                  ("tile-mask-local", tile_mask_local),
-                  ("tile-remainder-dropped", tile_remainder_dropped),
-                  ("mask-ignores-offset", tiled_offset_ignored),
-                  ("scale-missing", tiled_unscaled),
-                  ("mask-not-applied", tiled_never_masked),
-                  ("mask-always-applied", tiled_always_masked),
-                  ("softmax-no-max-subtraction", exp_without_running_max),
-                  ("running-max-starts-at-zero", max_starts_at_zero),
-                  ("rescale-missing", rescale_l_only),
-                  ("rescale-missing", rescale_acc_only),
-                  ("rescale-inverted", rescale_inverted_raw),
-                  ("last-key-tile-dropped", last_key_tile_dropped),
-                  ("last-key-tile-dropped", key_loop_one_tile_short),
-                  ("masked-tile-first", tiles_walked_backwards),
-                  ("tile-own-max", tile_exps_from_own_max),
-                  ("tile-own-max", visible_tile_exps_from_own_max)]
 
 
 def _rescale_probe(seed):
@@ -677,7 +569,7 @@ EXERCISES += [
         uses=("attention",),
         reference=at.tiled_attention,
         probes=TILED_PROBES,
-        mistakes=TILED_MISTAKES,
+        pipeline=tiled_steps,
         verified="attention computed tile by tile: lengths that are not multiples of block, fewer queries than keys, "
                  "causal=False, a max that grows in a late tile and huge scores",
         hint1="Walk over the keys one tile at a time and keep, for each query, three running quantities: the "

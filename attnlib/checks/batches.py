@@ -64,10 +64,11 @@ EXERCISES = [
         reference=at.project_rows,
         probes=[Probe((rand(7, 5, 4), rand(8, 4, 3)), names=("X", "W"), cols=features(3)),
                 Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), cols=features(6)),
-                Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4))],
+                Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4)),
+                Probe((rand(13, 1, 3), rand(14, 3, 1)), names=("X", "W"), cols=features(1))],  # one row, one column
         mistakes=[("weights-transposed", x_times_w_transposed),
                   ("weights-transposed", w_times_x_transposed)],
-        verified="X @ W for three batches, each row projected on its own",
+        verified="X @ W for four batches, each row projected on its own, down to one row and one output",
         hint1="Stack the inputs as the rows of X: every row is projected by the same W.",
         hint2="One matrix product handles every row at once: X is (n, d_in) and W is (d_in, d_out), so the "
               "inner sizes meet and the result has one row per input row.",
@@ -75,6 +76,7 @@ EXERCISES = [
     ),
     Exercise(
         name="matmul_cost",
+        returns=int,
         reference=matmul_cost,
         probes=[_cost_probe(5, 4, 3), _cost_probe(1, 1, 1), _cost_probe(3, 7, 2), _cost_probe(6, 1, 9),
                 _cost_probe(1024, 768, 3072),                       # a GPT-2 MLP layer: past int32

@@ -15,6 +15,11 @@ DIAGNOSES = {
     "grader-modified": "Part of the grader, of numpy or of attnlib was replaced in this kernel since the grader "
                        "was loaded (or your function switched off its watch), so no verdict can be trusted. "
                        "Restart the kernel and run your cells again.",
+    "not-a-python-int": "The value is right, but it is a numpy integer where the exercise asks for a Python int: "
+                        "a numpy integer has a fixed width of 64 bits and wraps around silently past it, while a "
+                        "Python int is exact however large it grows.",
+    "not-a-python-list": "The words are right, but they come back as an array (or as numpy strings) where the "
+                         "exercise asks for a list of Python strings.",
     "raised-error": "Your function raised an error on this probe (its message is in the list below).",
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
@@ -79,11 +84,11 @@ DIAGNOSES = {
     # scaling
     "scale-missing": "The scores were not scaled: the division by the square root of d, the width of the queries and "
                      "keys, is missing.",
-    "scale-by-d": "The scores were divided by d instead of by its square root.",
+    "scale-by-d": "The scores were divided by d instead of by its square root (or by the square root twice, "
+                  "which is the same).",
     "scale-ignored": "With scale set to False the scores must stay unscaled.",
     "scale-by-d-model": "The scores were scaled by the square root of d_model (the full width), but each head must "
                         "use the square root of d_head, the width of its own queries and keys.",
-    "scale-applied-twice": "The scores were scaled twice, which divides them by d instead of by its square root.",
     # mixing values
     "av-transposed": "You mixed with A transposed: row i of the output must mix the values with the weights in row i "
                      "of A.",
@@ -278,7 +283,6 @@ NUDGES = {
     "scale-by-d": "Look at your divisor: a width, or its square root?",
     "scale-ignored": "Look at the branch that runs when scale is False.",
     "scale-by-d-model": "Look at which width your scaling reads: the full model width or the head width?",
-    "scale-applied-twice": "Count how many times your code divides by the square root of d.",
     "av-transposed": "Write the shapes of A and V next to your product.",
     "va-instead-of-av": "Look at the order of the operands in your product.",
     "wo-ignored": "Look at the last line: is Wo used?",
@@ -381,15 +385,31 @@ NUDGES = {
     "kv-cache-ignores-size": "Look at which arguments appear in your product.",
     "kv-cache-ignores-bytes-per-value": "Look at which arguments appear in your product.",
     "kv-cache-counts-twice": "Count the factors of 2 in your product.",
+    "not-a-python-int": "Look at the type of the number you return: Python's int turns a numpy integer into one.",
+    "not-a-python-list": "Look at the type of what you return: a list of str, as the text asks.",
     "integer-overflow": "Look at the dtype of the numbers you multiply.",
 }
 
 
 def nudge(diagnosis):
-    """The second hint for a diagnosis id ('' when it has none)."""
-    return NUDGES.get(diagnosis, "") if diagnosis else ""
+    """The second hint for a diagnosis id ('' when it has none); for two mistakes ('a+b'), the first one's."""
+    return next((NUDGES[d] for d in (diagnosis or "").split("+") if d in NUDGES), "")
+
+
+TERM_WORDS = {"missing": "is missing", "sign-flipped": "has the wrong sign", "doubled": "is counted twice",
+              "halved": "is halved", "scaled": "carries a wrong factor"}
+
+
+def _term(diagnosis):
+    """The explanation of a gradient's term named by choices.py ('<gradient>-<term>-<how>'), or ''."""
+    how = next((w for w in TERM_WORDS if diagnosis.endswith("-" + w)), None)
+    if not how:
+        return ""
+    return (f"One term of the gradient {TERM_WORDS[how]} ({diagnosis[:-len(how) - 1]}); the others are right. The "
+            "list below says which term, with the factor it was found to carry.")
 
 
 def explain(diagnosis):
-    """The explanation for a diagnosis id ('' for None or an unknown id)."""
-    return DIAGNOSES.get(diagnosis, "") if diagnosis else ""
+    """The explanation for a diagnosis id ('' for None or an unknown id); two mistakes ('a+b') are both explained."""
+    parts = [DIAGNOSES.get(d) or _term(d) for d in (diagnosis or "").split("+")]
+    return " Also: ".join(p for p in parts if p) if all(parts) else ""

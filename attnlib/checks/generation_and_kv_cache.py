@@ -3,29 +3,25 @@ max_cached_tokens."""
 import numpy as np
 
 import attnlib as at
-from .mask_and_softmax import scale_by_d, scale_missing, softmax_no_max_subtraction
-from .pieces import attention, softmax, weights
+from .attention_module import attention, attention_steps
+from .choices import Choices
+from .mask_and_softmax import softmax, softmax_steps
 from .probes import features, rand
 from .properties import argument_mixups, huge_scores, intermediates, scale_finding
 from .runner import close, is_number_array
 from .spec import Exercise, Probe
 
 
-# attend_step(q, K_cache, V_cache) --------------------------------------------------------------------------------
+# attend_step, cache_step and sample_next: pipelines on attention's and the softmax's steps --------------------
 
-def step(q, K_cache, V_cache, weights=weights):
-    """One query against the cache, (d_v,); `weights` can be swapped for a mistaken attention_weights."""
-    return attention(q[None, :], K_cache, V_cache, causal=False, weights=weights)[0]
-
-
-def step_with(wrong_weights):
-    def wrong_step(q, K_cache, V_cache):
-        return step(q, K_cache, V_cache, wrong_weights)
-    return wrong_step
+def attend_step_steps(q, K_cache, V_cache, *, c):
+    """One query against the cache: softmax(K q / sqrt(d)) V, (d_v,)."""
+    K, V = c("cache roles", right=(K_cache, V_cache), kv_swapped=(V_cache, K_cache))
+    return attention_steps(q[None, :], K, V, causal=False, c=c)[0]
 
 
-def keys_and_values_swapped(q, K_cache, V_cache):
-    return step(q, V_cache, K_cache)
+def step(q, K_cache, V_cache):
+    return attend_step_steps(q, K_cache, V_cache, c=Choices())
 
 
 def _step_probe(seed, t, d, d_v, scale=1.0):
@@ -42,24 +38,13 @@ def cache_step(q, k, v, K_cache, V_cache):
     return at.attend_step(q, K_new, V_new), K_new, V_new
 
 
-def cache_not_appended(q, k, v, K_cache, V_cache):
-    return step(q, K_cache, V_cache), K_cache, V_cache
-
-
-def appended_after_attending(q, k, v, K_cache, V_cache):
-    return step(q, K_cache, V_cache), np.vstack([K_cache, k]), np.vstack([V_cache, v])
-
-
-def prepended(q, k, v, K_cache, V_cache):
-    K_new, V_new = np.vstack([k, K_cache]), np.vstack([v, V_cache])
-    return step(q, K_new, V_new), K_new, V_new
-
-
-def cache_step_with(wrong_weights):
-    def wrong_cache_step(q, k, v, K_cache, V_cache):
-        K_new, V_new = np.vstack([K_cache, k]), np.vstack([V_cache, v])
-        return step(q, K_new, V_new, wrong_weights), K_new, V_new
-    return wrong_cache_step
+def cache_step_steps(q, k, v, K_cache, V_cache, *, c):
+    """k, v appended as the caches' last rows, then q attends over them: (o, K_new, V_new)."""
+    K_new, V_new = c.step("cache update", right=lambda: (np.vstack([K_cache, k]), np.vstack([V_cache, v])),
+                          cache_prepended=lambda: (np.vstack([k, K_cache]), np.vstack([v, V_cache])))
+    read = c("cache read", right=(K_new, V_new), cache_not_appended=(K_cache, V_cache))
+    kept = c("cache returned", right=(K_new, V_new), cache_not_appended__returned=(K_cache, V_cache))
+    return (attend_step_steps(q, *read, c=c), *kept)
 
 
 def _cache_probe(seed, t, d, d_v):
@@ -75,60 +60,34 @@ def _inverse_cdf(p, u, side="right"):
     return int(min(np.searchsorted(cdf / cdf[-1], u, side=side), len(p) - 1))
 
 
-def _sampled(logits, temperature, u, scaled=lambda z, T: z / T, side="right"):
-    """A sampler from its pieces: argmax at temperature 0, else inverse-CDF sampling of softmax(scaled(z, T))."""
+def sample_next_steps(logits, temperature, u, *, c):
+    """argmax at temperature 0 (ties to the first); else the first index whose running total of softmax(z / T)
+    rises above u."""
     z = np.asarray(logits, dtype=float)
-    if temperature == 0:
-        return int(np.argmax(z))
-    return _inverse_cdf(softmax(scaled(z, temperature)), u, side)
-
-
-def temperature_ignored(logits, temperature, u):
-    return _sampled(logits, temperature, u, scaled=lambda z, T: z)
-
-
-def temperature_multiplied(logits, temperature, u):
-    return _sampled(logits, temperature, u, scaled=lambda z, T: z * T)
-
-
-def cumulative_at_least_u(logits, temperature, u):
-    return _sampled(logits, temperature, u, side="left")
-
-
-def probability_not_cumulative(logits, temperature, u):
-    if temperature == 0:
-        return int(np.argmax(logits))
-    p = softmax(np.asarray(logits, dtype=float) / temperature)
+    if c("greedy", right=temperature == 0, sample_always_greedy=True):
+        return c.step("greedy pick", right=lambda: int(np.argmax(z)),
+                      sample_ties_to_the_last=lambda: int(len(z) - 1 - np.argmax(z[::-1])))
+    scaled = c("temperature", right=z / temperature, sample_ignores_temperature=z,
+               sample_temperature_multiplied=z * temperature)
+    p = softmax_steps(scaled, c=c)
     above = np.flatnonzero(p > u)
-    return int(above[0]) if len(above) else len(p) - 1
+    return c.step("pick", right=lambda: _inverse_cdf(p, u),
+                  sample_cumulative_at_least_u=lambda: _inverse_cdf(p, u, "left"),
+                  sample_not_cumulative=lambda: int(above[0]) if len(above) else len(p) - 1,
+                  sample_past_the_end=lambda: int(np.searchsorted(np.cumsum(p), u, side="right")),
+                  sample_uniform=lambda: int(u * len(z)), sample_index_before=lambda: max(_inverse_cdf(p, u) - 1, 0))
 
 
-def running_total_not_scaled(logits, temperature, u):
-    if temperature == 0:
-        return int(np.argmax(logits))
-    p = softmax(np.asarray(logits, dtype=float) / temperature)
-    return int(np.searchsorted(np.cumsum(p), u, side="right"))  # len(p) when the rounded total ends below u
-
-
-def uniform_pick(logits, temperature, u):
-    return int(np.argmax(logits)) if temperature == 0 else int(u * len(logits))
-
-
-def index_before(logits, temperature, u):
-    if temperature == 0:
-        return int(np.argmax(logits))
-    return max(_sampled(logits, temperature, u) - 1, 0)
-
-
-def always_greedy(logits, temperature, u):
-    return int(np.argmax(logits))
-
-
-def ties_to_the_last(logits, temperature, u):
-    if temperature == 0:
-        z = np.asarray(logits)
-        return int(len(z) - 1 - np.argmax(z[::-1]))
-    return _sampled(logits, temperature, u)
+CHOICES = {
+    "cache roles": "Look at which cache you score the query against and which one you mix: keys, then values.",
+    "cache update": "Look at where k and v join the caches: as their last rows.",
+    "cache read": "Look at the order of your steps: k and v join the caches before q attends.",
+    "cache returned": "Look at the caches you return: the grown ones, as new arrays.",
+    "greedy": "Look at when your function picks the most likely token: only at temperature 0.",
+    "greedy pick": "Of two equal logits, argmax keeps the first: look at how your pick breaks ties.",
+    "temperature": "Look at where the temperature enters: the logits are divided by it before the softmax.",
+    "pick": "Walk the running total of the probabilities: the answer is the first token where it rises above u.",
+}
 
 
 def _sample_probe(logits, temperature, u):
@@ -368,10 +327,7 @@ EXERCISES = [
         reference=at.attend_step,
         probes=[_step_probe(700, 5, 3, 4), _step_probe(710, 3, 6, 2), _step_probe(720, 1, 2, 3),
                 _step_probe(730, 4, 4, 4), _step_probe(740, 5, 3, 4, scale=40.0)],
-        mistakes=[("scale-missing", step_with(scale_missing)),
-                  ("scale-applied-twice", step_with(scale_by_d)),
-                  ("softmax-no-max-subtraction", step_with(softmax_no_max_subtraction)),
-                  ("kv-swapped", keys_and_values_swapped)],
+        pipeline=attend_step_steps,
         verified="one query against t cached rows for t = 5, 3, 1, 4, including huge scores",
         hint1="The cache holds every earlier key and value plus the new token's own: score q against all of them.",
         hint2="One score per cached row: the scores form a vector of length t, scaled by the square root of d "
@@ -384,11 +340,7 @@ EXERCISES = [
         reference=cache_step,
         probes=[_cache_probe(800, 4, 3, 5), _cache_probe(810, 2, 6, 2), _cache_probe(820, 1, 4, 3),
                 _cache_probe(830, 3, 4, 4)],
-        mistakes=[("cache-not-appended", cache_not_appended),
-                  ("cache-not-appended", appended_after_attending),
-                  ("cache-prepended", prepended),
-                  ("scale-applied-twice", cache_step_with(scale_by_d)),
-                  ("scale-missing", cache_step_with(scale_missing))],
+        pipeline=cache_step_steps,
         verified="k, v appended as the last cache rows, then the new query attends over t + 1 positions",
         hint1="The new token's key and value join the cache first, so the new query can also attend to itself.",
         hint2="Look at the order of your steps: k and v become the new last rows of the two caches before q "
@@ -399,6 +351,7 @@ EXERCISES = [
     ),
     Exercise(
         name="sample_next",
+        returns=int,
         reference=at.sample_next,
         probes=[_sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 1.0, 0.5),
                 _sample_probe([2.0, 1.0, 0.5, -1.0, 0.0], 0.5, 0.9),
@@ -407,18 +360,11 @@ EXERCISES = [
                 _sample_probe([0.3, 2.2, -1.0, 2.1], 0.0, 0.99),
                 _sample_probe([1.0, 3.0, 3.0, 0.0], 0.0, 0.5),                   # a tie: the first index
                 _sample_probe([1.0, 3.0, 2.0, 2.5], 1e-8, 0.0),                  # almost greedy; u on a boundary
+                _sample_probe([0.0, 3e-7, 2e-7, 0.0], 1e-7, 0.9),                # logits as close as T: T = 1e-7 samples
                 _sample_probe([1e4, 1e4 - 1.0, 1e4 - 3.0, -1e4], 1.0, 0.8),      # huge logits
                 _sample_probe([0.5, -0.5, 1.5], 4.0, 0.97),
                 _sample_probe(rand(1302, 6, scale=2.0), 1.0, float(np.nextafter(1.0, 0.0)))],  # total ends below u
-        mistakes=[("sample-ties-to-the-last", ties_to_the_last),
-                  ("sample-always-greedy", always_greedy),
-                  ("sample-ignores-temperature", temperature_ignored),
-                  ("sample-temperature-multiplied", temperature_multiplied),
-                  ("sample-cumulative-at-least-u", cumulative_at_least_u),
-                  ("sample-not-cumulative", probability_not_cumulative),
-                  ("sample-past-the-end", running_total_not_scaled),
-                  ("sample-uniform", uniform_pick),
-                  ("sample-index-before", index_before)],
+        pipeline=sample_next_steps,
         verified="argmax at temperature 0 (a tie goes to the first), inverse-CDF sampling at temperatures from 1e-8 "
                  "to 4, float32 logits and logits of 1e4",
         hint1="Temperature 0 means no randomness: take the most likely token. Above 0, the logits divided by the "
@@ -461,6 +407,7 @@ EXERCISES = [
     ),
     Exercise(
         name="kv_cache_bytes",
+        returns=int,
         reference=at.kv_cache_bytes,
         probes=[_kv_probe(12, 12, 64, 1024), _kv_probe(32, 32, 128, 4096, batch=3, bytes_per_value=4),
                 _kv_probe(3, 5, 7, 11, batch=13, bytes_per_value=2), _kv_probe(80, 8, 128, 131072, batch=8),
@@ -481,6 +428,7 @@ EXERCISES = [
     ),
     Exercise(
         name="max_cached_tokens",
+        returns=int,
         uses=('kv_cache_bytes',),
         reference=max_cached_tokens,
         probes=[_max_probe(80 * 2**30, 32, 32, 128),                                 # fills 80 GiB exactly

@@ -1,12 +1,13 @@
 """The grading engine: run the learner's function on an exercise's probes, compare, name the mistake."""
 import os
+import zlib
 from dataclasses import replace
 
 import numpy as np
 
-from . import capstone, guard
+from . import capstone, choices, guard
 from .properties import GENERAL, Ask, first_finding
-from .registry import EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
+from .registry import CHOICE_NUDGES, EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
 from .report import OUTPUTS_DIFFER, Report, problems
 from .runner import FRESH_TOL, call, call_many, close, quiet, words
 
@@ -80,7 +81,7 @@ def check(name, fn, time_limit=None):
         detail = None
         bad = [i]
     elif not bad:
-        unmet = _unmet_requirement(name, fn, trusted, limit)
+        unmet = _wrong_type(ex, outcomes) or _unmet_requirement(name, fn, trusted, limit)
         if not unmet:
             return Report(name, "pass", summary=f"{ex.verified} ({len(trusted.probes)} probes).")
         diagnosis, detail = unmet
@@ -90,15 +91,17 @@ def check(name, fn, time_limit=None):
                         formula=ex.formula)
         _fail(report)
     else:
-        diagnosis, detail = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes, expected,
-                                      Ask(lambda calls: call_many(fn, calls, limit, trusted.forbidden)))
+        diagnosis, detail, pointer = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes,
+                                               expected, Ask(lambda calls: call_many(fn, calls, limit,
+                                                                                     trusted.forbidden)))
     i = next((k for k in bad if outcomes[k].mutated), bad[0]) if diagnosis == "mutates-input" else bad[0]
     p, o, e = probes[i], outcomes[i], expected[i]
     extra = len(probes) - len(trusted.probes)  # the fresh random copies of the fixed probes
     fresh = f", {extra} of them fresh random copies" if extra else ""
     report = Report(name, "fail", diagnosis=diagnosis, probe=f"{i + 1} of {len(probes)}{fresh}: {name}({p.describe()})",
                     problems=[problem] if found else problems(o, e, detail), got=None if found else o.value,
-                    expected=e, rows=p.rows, cols=p.cols, hints=(ex.hint1, ex.hint2), formula=ex.formula)
+                    expected=e, rows=p.rows, cols=p.cols, hints=(ex.hint1, ex.hint2), formula=ex.formula,
+                    nudge="" if found else pointer)
     if not found and isinstance(e, tuple) and isinstance(o.value, (tuple, list)) and len(o.value) == len(e):
         j = next((j for j, (g, x) in enumerate(zip(o.value, e)) if not close(g, x)), None)
         if j is not None:
@@ -109,6 +112,23 @@ def check(name, fn, time_limit=None):
         report.problems.append(f"if {name} calls your own {' or '.join(ex.uses)}, make sure their checks pass "
                                "first: their mistakes show up here too")
     _fail(report)
+
+
+def _wrong_type(ex, outcomes):
+    """(diagnosis, detail) when the values are right but not of the Python type the exercise text asks for: an int
+    (not a numpy integer), or a list (a tuple will do) of Python strings (not an array of numpy ones)."""
+    def fits(v):
+        if ex.returns is list:
+            return isinstance(v, (list, tuple)) and all(type(x) is str for x in v)
+        return type(v) is ex.returns
+    wrong = next((o.value for o in outcomes if ex.returns and not fits(o.value)), None)
+    if wrong is None:
+        return None
+    kind = type(wrong).__name__ + (f" of {type(wrong[0]).__name__}" if isinstance(wrong, (list, tuple, np.ndarray))
+                                   and len(wrong) else "")
+    return (f"not-a-python-{ex.returns.__name__}",
+            f"your function returned a {kind}, where the exercise asks for a Python {ex.returns.__name__}"
+            + (" of str" if ex.returns is list else ""))
 
 
 def _unmet_requirement(name, fn, trusted, limit):
@@ -123,12 +143,27 @@ def _run(fn, trusted, limit):
     (see runner.py). Returns (probes, outcomes); outcomes stop early after a timeout or a crash.
 
     The fresh copies only guard against outputs memorised for the fixed probes, so they are compared with
-    the looser FRESH_TOL: a random draw can put two huge scores within float32's reach of each other."""
-    seed = int.from_bytes(os.urandom(4), "little")
+    the looser FRESH_TOL: a random draw can put two huge scores within float32's reach of each other. Their seed
+    comes from the learner's code, so the same function gets the same verdict on every run, and a table of
+    outputs cannot know the draws before it is written."""
+    seed = code_seed(fn)
     fresh = [p.fresh(seed + k) for k, p in enumerate(trusted.probes)]
     probes = list(trusted.probes) + [p for p in fresh if p is not None]
     outcomes = call_many(fn, [(p.args, p.kwargs, p.names) for p in probes], limit, trusted.forbidden)
     return probes, outcomes
+
+
+def code_seed(fn):
+    """A seed from what fn's code says (its bytecode, names and constants, nested functions included), not from
+    where it was defined: the same function in another kernel, cell or file gets the same seed."""
+    def words(code):
+        consts = [words(k) if hasattr(k, "co_code") else repr(k) for k in code.co_consts]
+        return [code.co_code.hex(), *code.co_names, *code.co_varnames, *consts]
+    call = type(fn).__dict__.get("__call__")  # an object with a __call__ method: that method's code
+    code = getattr(fn, "__code__", None) or getattr(call, "__code__", None)
+    if code is None:
+        return zlib.crc32(repr(type(fn)).encode())
+    return zlib.crc32(repr(words(code)).encode())
 
 
 def _expected(trusted, probes, outcomes):
@@ -200,20 +235,30 @@ FINDINGS = {name: found for module in LESSON_MODULES for name, found in getattr(
 
 
 def _diagnose(ex, outcomes, expected, ask):
-    """(id, detail) of the recognised mistake. In order: what the run saw (a changed input, a timeout); a
-    known-wrong variant that agrees on every probe; the exercise's property findings, then the general ones;
-    a known-wrong variant that agrees wherever the learner returned a value; what the output looks like."""
+    """(id, detail, nudge) of the recognised mistake. In order: what the run saw (a changed input, a timeout); the
+    neighbour of the exercise's pipeline that reproduces the learner on every probe (choices.py), or the terms its
+    gradient is rebuilt from; a hand-written wrong variant that agrees on every probe (for what no choice
+    expresses); the exercise's property findings, then the general ones; a hand-written variant that agrees
+    wherever the learner returned a value; what the output looks like. The nudge is the changed choice's, if any."""
     if any(o.mutated for o in outcomes):
-        return "mutates-input", None
+        return "mutates-input", None, ""
     if any(o.kind == "timeout" for o in outcomes):
-        return "timeout", None
+        return "timeout", None, ""
+    if ex.pipeline is not None:
+        found = choices.name(ex.pipeline, ex.probes, outcomes, expected) or _fitted(ex, outcomes)
+        if found:
+            diagnosis, changed = found
+            terms = [f"in {key[0]}, the term {key[1]} carries a factor {k:g} instead of 1"
+                     for key, k in changed.items() if isinstance(key, tuple)]
+            return (diagnosis, "; ".join(terms) or None,
+                    " ".join(dict.fromkeys(CHOICE_NUDGES.get(_choice(k), "") for k in changed)).strip())
     for diagnosis, wrong in ex.mistakes:
         if _matches(wrong, ex.probes, outcomes, expected):
-            return diagnosis, None
+            return diagnosis, None, ""
     seen = list(zip(ex.probes, outcomes, expected))
     diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL, ask, seen)
     if diagnosis:
-        return diagnosis, detail
+        return diagnosis, detail, ""
     answered = [k for k, o in enumerate(outcomes) if o.kind == "ok"]
     i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
     for subset in (answered, [i] if outcomes[i].kind == "ok" else []):
@@ -221,8 +266,24 @@ def _diagnose(ex, outcomes, expected, ask):
             continue
         for diagnosis, wrong in ex.mistakes:
             if _matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
-                return diagnosis, None
-    return _generic(outcomes[i], expected[i]), None
+                return diagnosis, None, ""
+    return _generic(outcomes[i], expected[i]), None, ""
+
+
+def _choice(key):
+    """The choice a neighbour changed: its name, or for a gradient's term the gradient's."""
+    return key[0] if isinstance(key, tuple) else key
+
+
+def _fitted(ex, outcomes):
+    """(id, {(gradient, term): coefficient}) when the learner's gradient is exactly the reference's own terms with
+    other coefficients (fitted by least squares)."""
+    for gradient, part in ex.gradients:
+        fitted = choices.fit_terms(ex.pipeline, ex.probes, outcomes, gradient, part)
+        if fitted:
+            wrong = {(gradient, t): k for t, k in fitted.items() if abs(k - 1.0) > 1e-6}
+            return "+".join(choices.mistake_id(key, k) for key, k in wrong.items()), wrong
+    return None
 
 
 def _matches(wrong, probes, outcomes, expected):

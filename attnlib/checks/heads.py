@@ -2,124 +2,47 @@
 import numpy as np
 
 import attnlib as at
-from .mask_and_softmax import mask_always_applied, mask_not_applied, scale_missing, softmax_wrong_axis
-from .pieces import weights
+from ..attention import split_heads
+from .mask_and_softmax import weights_steps
 from .probes import features, rand
 from .properties import argument_mixups, causality, scale_finding
 from .spec import Exercise, Probe
 
 
-# multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True) ---------------------------------------------------
+# split_heads and multi_head_attention: the split and the merge written once, the heads on attention_weights' steps
 
-def split_heads(M, n_heads):
+def split_heads_steps(M, n_heads, *, c):
     """(n, n_heads * d_head) -> (n_heads, n, d_head): head h gets columns h*d_head:(h+1)*d_head."""
     n, width = M.shape
-    return M.reshape(n, n_heads, width // n_heads).transpose(1, 0, 2)
+    d_head = width // n_heads
+    return c.step("split", right=lambda: M.reshape(n, n_heads, d_head).transpose(1, 0, 2),
+                  heads_split_mixed=lambda: M.reshape(n_heads, n, d_head),
+                  heads_interleaved=lambda: M.reshape(n, d_head, n_heads).transpose(2, 0, 1),
+                  heads_not_moved_first=lambda: M.reshape(n, n_heads, d_head),
+                  heads_count_and_width_swapped=lambda: M.reshape(n, n_heads, d_head).transpose(2, 0, 1),
+                  heads_count_and_width_swapped__blocks=lambda: np.stack(
+                      [M[:, h * n_heads:(h + 1) * n_heads] for h in range(d_head)]),
+                  heads_tokens_last=lambda: M.reshape(n, n_heads, d_head).transpose(1, 2, 0),
+                  heads_out_of_order=lambda: M.reshape(n, n_heads, d_head).transpose(1, 0, 2)[::-1],
+                  sum_stops_short=lambda: np.stack([M[:, h * d_head:(h + 1) * d_head - 1] for h in range(n_heads)]))
 
 
-def merge_heads(O):
+def merge_heads_steps(O, c):
     """(n_heads, n, d_head) -> (n, n_heads * d_head), heads side by side in order."""
     h, n, d = O.shape
-    return O.transpose(1, 0, 2).reshape(n, h * d)
+    return c.step("merge", right=lambda: O.transpose(1, 0, 2).reshape(n, h * d),
+                  heads_merge_mixed=lambda: O.reshape(n, h * d),
+                  heads_out_of_order__merge=lambda: O[::-1].transpose(1, 0, 2).reshape(n, h * d))
 
 
-def heads(X, Wq, Wk, Wv, n_heads, causal=True, weights=weights, split=split_heads, merge=merge_heads):
-    """The merged heads (n, width) before Wo; `weights`, `split` and `merge` can be swapped for mistaken ones."""
-    Q, K, V = (split(X @ W, n_heads) for W in (Wq, Wk, Wv))  # (n_heads, n, d_head)
-    return merge(np.stack([weights(q, k, causal, True) @ v for q, k, v in zip(Q, K, V)]))
-
-
-def multi_head_with(wrong_weights):
-    """multi_head_attention whose heads use a mistaken attention_weights."""
-    def wrong_multi_head(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-        return heads(X, Wq, Wk, Wv, n_heads, causal, weights=wrong_weights) @ Wo
-    return wrong_multi_head
-
-
-def heads_split_mixed(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    def plain_reshape(M, n_heads):
-        return M.reshape(n_heads, M.shape[0], M.shape[1] // n_heads)
-    return heads(X, Wq, Wk, Wv, n_heads, causal, split=plain_reshape) @ Wo
-
-
-def heads_merge_mixed(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    def plain_reshape(O):
-        return O.reshape(O.shape[1], O.shape[0] * O.shape[2])
-    return heads(X, Wq, Wk, Wv, n_heads, causal, merge=plain_reshape) @ Wo
-
-
-def heads_out_of_order(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    return heads(X, Wq, Wk, Wv, n_heads, causal, merge=lambda O: merge_heads(O[::-1])) @ Wo
-
-
-def heads_plain_reshape(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    def split(M, n_heads):
-        return M.reshape(n_heads, M.shape[0], M.shape[1] // n_heads)
-
-    def merge(O):
-        return O.reshape(O.shape[1], O.shape[0] * O.shape[2])
-    return heads(X, Wq, Wk, Wv, n_heads, causal, split=split, merge=merge) @ Wo
-
-
-def scaled_by_d_model(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    def by_d_model(q, k, causal, scale):
-        return weights(q * np.sqrt(q.shape[1]) / np.sqrt(X.shape[1]), k, causal)
-    return heads(X, Wq, Wk, Wv, n_heads, causal, weights=by_d_model) @ Wo
-
-
-def scaled_by_full_width(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    def by_width(q, k, causal, scale):
-        return weights(q * np.sqrt(q.shape[1]) / np.sqrt(Wq.shape[1]), k, causal)
-    return heads(X, Wq, Wk, Wv, n_heads, causal, weights=by_width) @ Wo
-
-
-def one_head(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    return heads(X, Wq, Wk, Wv, 1, causal) @ Wo
-
-
-def without_wo(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
-    return heads(X, Wq, Wk, Wv, n_heads, causal)
-
-
-# split_heads(M, n_heads) ----------------------------------------------------------------------------------------
-
-def split_plain_reshape(M, n_heads):
-    n, width = M.shape
-    return M.reshape(n_heads, n, width // n_heads)
-
-
-def split_interleaved(M, n_heads):
-    n, width = M.shape
-    return M.reshape(n, width // n_heads, n_heads).transpose(2, 0, 1)  # head h gets columns h, h + n_heads, ...
-
-
-def split_heads_not_moved_first(M, n_heads):
-    n, width = M.shape
-    return M.reshape(n, n_heads, width // n_heads)
-
-
-def split_count_and_width_swapped(M, n_heads):
-    n, width = M.shape
-    return M.reshape(n, n_heads, width // n_heads).transpose(2, 0, 1)  # width // n_heads "heads" of n_heads
-
-
-def split_tokens_last(M, n_heads):
-    n, width = M.shape
-    return M.reshape(n, n_heads, width // n_heads).transpose(1, 2, 0)
-
-
-def split_heads_reversed(M, n_heads):
-    return split_heads(M, n_heads)[::-1]
-
-
-def split_blocks_of_n_heads(M, n_heads):
-    n, width = M.shape
-    return np.stack([M[:, h * n_heads:(h + 1) * n_heads] for h in range(width // n_heads)])
-
-
-def split_one_column_short(M, n_heads):
-    d_head = M.shape[1] // n_heads
-    return np.stack([M[:, h * d_head:(h + 1) * d_head - 1] for h in range(n_heads)])
+def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c):
+    """Each head: attention on its block of columns; the heads side by side, then Wo."""
+    h = c("head count", right=n_heads, heads_ignored=1)
+    Q, K, V = (split_heads_steps(X @ W, h, c=c) for W in (Wq, Wk, Wv))  # (h, n, d_head)
+    wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
+    heads = np.stack([weights_steps(q, k, causal, c=c, widths=wider) @ v for q, k, v in zip(Q, K, V)])
+    O = merge_heads_steps(heads, c)
+    return c("output projection", right=O @ Wo, wo_ignored=O)
 
 
 def _split_probe(seed, n, d_model, n_heads):
@@ -128,17 +51,10 @@ def _split_probe(seed, n, d_model, n_heads):
 
 SPLIT_HEADS = Exercise(
     name="split_heads",
-    reference=split_heads,
+    reference=split_heads,  # attnlib.attention's own, written apart from the pipeline
     probes=[_split_probe(190, 5, 6, 2), _split_probe(191, 4, 12, 3), _split_probe(192, 3, 8, 4),
             _split_probe(193, 2, 4, 1), _split_probe(194, 7, 6, 6)],
-    mistakes=[("heads-split-mixed", split_plain_reshape),
-              ("heads-interleaved", split_interleaved),
-              ("heads-not-moved-first", split_heads_not_moved_first),
-              ("heads-count-and-width-swapped", split_count_and_width_swapped),
-              ("heads-tokens-last", split_tokens_last),
-              ("heads-out-of-order", split_heads_reversed),
-              ("heads-count-and-width-swapped", split_blocks_of_n_heads),
-              ("sum-stops-short", split_one_column_short)],
+    pipeline=split_heads_steps,
     verified="head h holds the h-th contiguous block of columns, for 1, 2, 3, 4 and 6 heads",
     hint1="The columns of M are n_heads groups of d_head columns laid side by side; head h owns the h-th group. "
           "Splitting gives each head its own (n, d_head) matrix, stacked along a new first axis.",
@@ -161,19 +77,9 @@ EXERCISES = [
         name="multi_head_attention",
         uses=('split_heads', 'attention'),
         reference=at.multi_head_attention,
-        probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2)],
-        mistakes=[("heads-split-mixed", heads_split_mixed),
-                  ("heads-merge-mixed", heads_merge_mixed),
-                  ("heads-split-mixed", heads_plain_reshape),
-                  ("heads-out-of-order", heads_out_of_order),
-                  ("scale-by-d-model", scaled_by_d_model),
-                  ("scale-missing", multi_head_with(scale_missing)),
-                  ("heads-ignored", one_head),
-                  ("wo-ignored", without_wo),
-                  ("mask-not-applied", multi_head_with(mask_not_applied)),
-                  ("mask-always-applied", multi_head_with(mask_always_applied)),
-                  ("softmax-wrong-axis", multi_head_with(softmax_wrong_axis)),
-                  ("scale-by-d-model", scaled_by_full_width)],
+        probes=[_mha_probe(200, 5, 6, 8, 2), _mha_probe(210, 4, 6, 6, 3, causal=False), _mha_probe(220, 6, 4, 4, 2),
+                _mha_probe(230, 4, 5, 3, 1), _mha_probe(240, 1, 4, 4, 2)],  # one head; one token
+        pipeline=multi_head_steps,
         verified="2 and 3 heads, head h on columns h*d_head:(h+1)*d_head, concatenated in order, then Wo",
         hint1="Each head is ordinary attention on its own slice of columns of Q, K and V; "
               "the results sit side by side.",
@@ -259,4 +165,11 @@ NUDGES = {
     "heads-not-moved-first": "Print the shape of your result: which axis holds the heads?",
     "heads-count-and-width-swapped": "Print the shape of your result and compare its first axis with n_heads.",
     "heads-tokens-last": "Print the shape of head 0 of your result: rows should be tokens.",
+}
+
+CHOICES = {
+    "split": "Check that head 0 of your split equals the first d_head columns of M: which columns does each head "
+             "get, and which axis holds the heads?",
+    "merge": "Look at how you put the heads back side by side: head 0's columns first, one row per token.",
+    "head count": "Look at how many heads your function runs: n_heads of them, each d_head wide.",
 }

@@ -6,262 +6,147 @@ exercise's signature; later lessons reuse them (attention = weights @ V).
 import numpy as np
 
 import attnlib as at
-from .pieces import allowed, mask, positions, scores, softmax, weights
+from .choices import Choices, variant, variants
 from .probes import qk_probes, rand, tokens
 from .properties import causality, failing, huge_scores, intermediates, name_pattern, row_factor, scale_finding
 from .runner import close, quiet
 from .spec import Exercise, Probe
 
-
-# causal_mask(n) --------------------------------------------------------------------------------------------------
-
-def _mask_where(keep, fill=-np.inf):
-    return np.where(keep, 0.0, fill)
+QK_PROBES = qk_probes(80)
 
 
-def all_zeros(n):
-    return np.zeros((n, n))
+# The pipelines: each step written once, with the choices a learner makes in it (choices.py). attention_weights is
+# the steps of the scores, the mask and the softmax composed, so it meets all their choices; the later lessons'
+# pipelines compose these again.
+
+def _other(axis, ndim):
+    """The axis next to `axis`: -2 beside the last one (or the first for a 1-D input), else the last."""
+    return (-2 if ndim > 1 else 0) if axis in (-1, ndim - 1) else -1
 
 
-def ones_to_multiply(n):
-    return np.tril(np.ones((n, n)))
+def softmax_steps(S, axis=-1, *, c):
+    """softmax(S) along `axis`: exp(S - max) over its sum, the max and the sum along the same axis."""
+    axis = c("softmax axis", right=axis, softmax_wrong_axis=_other(axis, S.ndim), softmax_wrong_axis__first=0,
+             softmax_ignores_axis=-1, softmax_whole_matrix=None)
+    top = c.step("softmax max", right=lambda: S.max(axis=axis, keepdims=True), softmax_no_max_subtraction=lambda: 0.0,
+                 softmax_max_wrong_axis=lambda: S.max(axis=_other(axis, S.ndim), keepdims=True),
+                 softmax_max_wrong_axis__first=lambda: S.max(axis=0, keepdims=True),
+                 softmax_max_wrong_axis__whole=lambda: S.max())
+    E = np.exp(S - top)
+    total = c.step("softmax sum", right=lambda: E.sum(axis=axis, keepdims=True),
+                   softmax_sum_wrong_axis=lambda: E.sum(axis=_other(axis, S.ndim), keepdims=True),
+                   softmax_sum_wrong_axis__first=lambda: E.sum(axis=0, keepdims=True),
+                   softmax_not_normalised=lambda: 1.0)
+    return E / total
 
 
-def hides_the_past(n):
-    i, j = np.indices((n, n))
-    return _mask_where(j >= i)
+def keep_steps(n_q, n_k, c):
+    """Boolean (n_q, n_k): True where query i (the last n_q positions) may look at key j."""
+    i = np.arange(n_q)[:, None] + c("mask offset", right=n_k - n_q, mask_ignores_offset=0)
+    j = np.arange(n_k)[None, :]
+    return c("mask boundary", right=j <= i, mask_hides_diagonal=j < i, mask_hides_past=j >= i)
 
 
-def hides_the_diagonal(n):
-    i, j = np.indices((n, n))
-    return _mask_where(j < i)
+def mask_steps(S, causal, c):
+    """S with -inf where the key comes after the query, when causal."""
+    if not c("mask switch", right=causal, mask_not_applied=False, mask_always_applied=True):
+        return S
+    keep = keep_steps(*S.shape[-2:], c)
+    return c.step("mask value", right=lambda: np.where(keep, S, -np.inf),
+                  mask_value_zero=lambda: np.where(keep, S, 0.0), mask_finite_value=lambda: np.where(keep, S, -1e9),
+                  mask_multiplied=lambda: S * np.where(keep, 0.0, -np.inf))
 
 
-def minus_1e9(n):
-    i, j = np.indices((n, n))
-    return _mask_where(j <= i, -1e9)
+def scale_steps(d, c):
+    """The factor 1 / sqrt(d) of the scores."""
+    return c("score scale", right=1.0 / np.sqrt(np.float64(d)), scale_missing=np.float64(1.0),
+             scale_by_d=np.float64(1.0 / d), scale_inverted=np.sqrt(np.float64(d)),
+             power_precedence=np.float64(d ** -1 / 2))
 
 
-def minus_1e30(n):
-    i, j = np.indices((n, n))
-    return _mask_where(j <= i, -1e30)
+def score_steps(Q, K, scale, c, widths=None):
+    """Q Kᵀ, times 1 / sqrt(d) when scale (widths: {option: width} a learner may take for d instead, d_model say)."""
+    S = c.step("score product", right=lambda: Q @ K.T, kq_instead_of_qk=lambda: K @ Q.T, k_not_transposed=lambda: Q @ K)
+    if not c("scale switch", right=scale, scale_ignored=True):
+        return S
+    d = c("score width", right=Q.shape[-1], **widths) if widths else Q.shape[-1]
+    return S * scale_steps(d, c)
 
 
-def most_negative_float(n):
-    i, j = np.indices((n, n))
-    return _mask_where(j <= i, np.finfo(float).min)
+def weights_steps(Q, K, causal=True, scale=True, *, c, widths=None):
+    """A = softmax(mask(Q Kᵀ / sqrt(d))) along each row."""
+    S = score_steps(Q, K, scale, c, widths)
+    if c("mask and softmax", right="mask first", mask_after_softmax="softmax first") == "mask first":
+        return softmax_steps(mask_steps(S, causal, c), c=c)
+    A = softmax_steps(S, c=c)
+    return A * keep_steps(*S.shape, c) if causal else A
 
 
-# softmax(S, axis=-1) ---------------------------------------------------------------------------------------------
+def causal_mask_steps(n, *, c):
+    """M (n, n): 0 where key j <= query i, -inf after."""
+    keep = keep_steps(n, n, c)
+    return c.step("mask value", right=lambda: np.where(keep, 0.0, -np.inf), mask_value_zero=lambda: np.zeros((n, n)),
+                  mask_multiplicative=lambda: keep.astype(float), mask_finite_value=lambda: np.where(keep, 0.0, -1e9),
+                  mask_finite_value__1e30=lambda: np.where(keep, 0.0, -1e30),
+                  mask_finite_value__min=lambda: np.where(keep, 0.0, np.finfo(float).min))
 
-def _is_last(axis, S):
-    return axis in (-1, S.ndim - 1)
-
-
-def exp_without_max(S, axis=-1):
-    return np.exp(S) / np.exp(S).sum(axis=axis, keepdims=True)
-
-
-def over_second_last_axis(S, axis=-1):
-    return softmax(S, axis=-2 if _is_last(axis, S) else -1)
-
-
-def over_first_axis(S, axis=-1):
-    return softmax(S, axis=0 if _is_last(axis, S) else -1)
-
-
-def always_first_axis(S, axis=-1):
-    return softmax(S, axis=0)
-
-
-def always_last_axis(S, axis=-1):
-    return softmax(S, axis=-1)
-
-
-def over_whole_array(S, axis=-1):
-    return np.exp(S - S.max()) / np.exp(S - S.max()).sum()
-
-
-def exp_only(S, axis=-1):
-    return np.exp(S - S.max(axis=axis, keepdims=True))
-
-
-def _other(axis, S):
-    """The axis next to `axis`: -2 beside the last one, else the last."""
-    return -2 if _is_last(axis, S) else -1
-
-
-def _max_then_sum(S, max_axis, sum_axis):
-    """exp(S - max over max_axis) divided by its sum over sum_axis (None: the whole array)."""
-    E = np.exp(S - S.max(axis=max_axis, keepdims=True))
-    return E / E.sum(axis=sum_axis, keepdims=True)
-
-
-def sum_over_first_axis(S, axis=-1):
-    return _max_then_sum(S, axis, 0)
-
-
-def sum_over_other_axis(S, axis=-1):
-    return _max_then_sum(S, axis, _other(axis, S))
-
-
-def max_last_sum_first(S, axis=-1):
-    return _max_then_sum(S, -1, 0)  # both axes written in, neither of them `axis`
-
-
-def max_over_first_axis(S, axis=-1):
-    return _max_then_sum(S, 0, axis)
-
-
-def max_over_other_axis(S, axis=-1):
-    return _max_then_sum(S, _other(axis, S), axis)
-
-
-def max_of_whole_array(S, axis=-1):
-    return _max_then_sum(S, None, axis)
-
-
-# The softmaxes whose sum runs along `axis` but whose max does not: (where the max was taken, the function).
-MAX_ELSEWHERE = [("across rows", max_over_first_axis), ("across rows", max_over_other_axis),
-                 ("over the whole array", max_of_whole_array)]
-
-
-# score_scale(d) --------------------------------------------------------------------------------------------------
 
 def score_scale(d):
     """Reference: c with Var(c * q.k) = 1 for q, k of d independent mean-0, variance-1 entries (Var(q.k) = d)."""
     return 1.0 / np.sqrt(np.float64(d))
 
 
-def divides_by_d(d):
-    return np.float64(1.0 / d)
+softmax, weights = variant(softmax_steps), variant(weights_steps)  # the references, for the findings below
 
 
-def square_root_of_d(d):
-    return np.sqrt(np.float64(d))
+def mask(S, causal=True):
+    return mask_steps(S, causal, Choices())
 
 
-def no_factor(d):
-    return np.float64(1.0)
+def scores(Q, K, scale=True):
+    return score_steps(Q, K, scale, Choices())
 
 
-def power_before_halving(d):
-    return np.float64(d ** -1 / 2)  # read as (1 / d) / 2: the exponent one half lost its brackets
+# What later lessons reuse: the wrong weights as functions, generated from the pipeline.
+WEIGHTS_MISTAKES = variants(weights_steps, QK_PROBES)
+scale_by_d = variant(weights_steps, "score scale", "scale_by_d")
+scale_missing = variant(weights_steps, "score scale", "scale_missing")
+softmax_no_max_subtraction = variant(weights_steps, "softmax max", "softmax_no_max_subtraction")
+softmax_wrong_axis = variant(weights_steps, "softmax axis", "softmax_wrong_axis")
+kq_instead_of_qk = variant(weights_steps, "score product", "kq_instead_of_qk")
+mask_not_applied = variant(weights_steps, "mask switch", "mask_not_applied")
+mask_always_applied = variant(weights_steps, "mask switch", "mask_always_applied")
 
+# MAX_ELSEWHERE: the softmaxes whose sum runs along `axis` but whose max does not (for shifted_rows)
+MAX_ELSEWHERE = [("across rows", variant(softmax_steps, "softmax max", "softmax_max_wrong_axis")),
+                 ("across rows", variant(softmax_steps, "softmax max", "softmax_max_wrong_axis__first")),
+                 ("over the whole array", variant(softmax_steps, "softmax max", "softmax_max_wrong_axis__whole"))]
 
-# attention_weights(Q, K, causal=True, scale=True) ----------------------------------------------------------------
+CHOICES = {
+    "softmax axis": "Look at the axis your softmax runs along: the one that holds one query's weights.",
+    "softmax max": "Look at what you subtract before the exponential, and along which axis you take it.",
+    "softmax sum": "Look at the sum you divide by: it must run along the axis of your max, the one that holds one "
+                   "query's weights, and keep that axis so it broadcasts.",
+    "mask offset": "With fewer queries than keys, the queries are the last n_q positions: query i sits at "
+                   "n_k - n_q + i.",
+    "mask boundary": "Look at the comparison that decides which keys a query may see: itself and the past.",
+    "mask switch": "Look at how your function uses its causal argument.",
+    "mask value": "Look at the value you put on the hidden scores, and how it enters: the exponential of it must be 0.",
+    "score scale": "Look at the factor on the scores: it comes from the width d of the queries and keys alone.",
+    "scale switch": "Look at how your function uses its scale argument.",
+    "score width": "Look at the width in your scale: the queries' and keys' own, not d_model.",
+    "score product": "Write the shapes of your product: each query against each key, one row per query.",
+    "mask and softmax": "Look at the order of your steps: the mask comes before the softmax.",
+}
 
-def softmax_no_max_subtraction(Q, K, causal=True, scale=True):
-    E = np.exp(mask(scores(Q, K, scale), causal))
-    return E / E.sum(axis=-1, keepdims=True)
-
-
-def mask_multiplied(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    return softmax(S * np.where(allowed(*S.shape), 0.0, -np.inf) if causal else S)
-
-
-def mask_hides_diagonal(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    i, j = positions(*S.shape)
-    return softmax(np.where(j < i, S, -np.inf) if causal else S)
-
-
-def mask_after_softmax(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    A = softmax(S)
-    return A * allowed(*S.shape) if causal else A
-
-
-def mask_value_zero(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    return softmax(np.where(allowed(*S.shape), S, 0.0) if causal else S)
-
-
-def mask_hides_past(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    i, j = positions(*S.shape)
-    return softmax(np.where(j >= i, S, -np.inf) if causal else S)
-
-
-def mask_ignores_offset(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    i, j = np.indices(S.shape)  # query i at position i, although the queries are the last positions
-    return softmax(np.where(j <= i, S, -np.inf) if causal else S)
-
-
-def mask_not_applied(Q, K, causal=True, scale=True):
-    return weights(Q, K, False, scale)
-
-
-def mask_always_applied(Q, K, causal=True, scale=True):
-    return weights(Q, K, True, scale)
-
-
-def kq_instead_of_qk(Q, K, causal=True, scale=True):
-    return weights(K, Q, causal, scale)
-
-
-def k_not_transposed(Q, K, causal=True, scale=True):
-    S = Q @ K
-    return softmax(mask(S / np.sqrt(Q.shape[-1]) if scale else S, causal))
-
-
-def scale_missing(Q, K, causal=True, scale=True):
-    return weights(Q, K, causal, False)
-
-
-def scale_by_d(Q, K, causal=True, scale=True):
-    S = Q @ K.T
-    return softmax(mask(S / Q.shape[-1] if scale else S, causal))
-
-
-def scale_ignored(Q, K, causal=True, scale=True):
-    return weights(Q, K, causal, True)
-
-
-def softmax_wrong_axis(Q, K, causal=True, scale=True):
-    return softmax(mask(scores(Q, K, scale), causal), axis=0)
-
-
-def softmax_whole_matrix(Q, K, causal=True, scale=True):
-    S = mask(scores(Q, K, scale), causal)
-    E = np.exp(S - S.max())
-    return E / E.sum()
-
-
-WEIGHTS_MISTAKES = [
-    ("softmax-no-max-subtraction", softmax_no_max_subtraction),
-    ("mask-multiplied", mask_multiplied),
-    ("mask-hides-diagonal", mask_hides_diagonal),
-    ("mask-after-softmax", mask_after_softmax),
-    ("mask-value-zero", mask_value_zero),
-    ("mask-hides-past", mask_hides_past),
-    ("mask-ignores-offset", mask_ignores_offset),
-    ("mask-not-applied", mask_not_applied),
-    ("mask-always-applied", mask_always_applied),
-    ("kq-instead-of-qk", kq_instead_of_qk),
-    ("k-not-transposed", k_not_transposed),
-    ("scale-missing", scale_missing),
-    ("scale-by-d", scale_by_d),
-    ("scale-ignored", scale_ignored),
-    ("softmax-wrong-axis", softmax_wrong_axis),
-    ("softmax-whole-matrix", softmax_whole_matrix),
-]
 
 EXERCISES = [
     Exercise(
         name="causal_mask",
         reference=at.causal_mask,
-        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (5, 3, 6)],
-        mistakes=[("mask-value-zero", all_zeros),
-                  ("mask-multiplicative", ones_to_multiply),
-                  ("mask-hides-past", hides_the_past),
-                  ("mask-hides-diagonal", hides_the_diagonal),
-                  ("mask-finite-value", minus_1e9),
-                  ("mask-finite-value", minus_1e30),
-                  ("mask-finite-value", most_negative_float)],
-        verified="0 on and below the diagonal, -inf above it, for n = 5, 3, 6",
+        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n), resize=True) for n in (5, 3, 6, 1)],
+        pipeline=causal_mask_steps,
+        verified="0 on and below the diagonal, -inf above it, for n = 5, 3, 6, 1 and fresh sizes",
         hint1="Position i may look at itself and the past (j <= i); the future (j > i) must be hidden.",
         hint2="Start from a square of zeros and put minus infinity in every entry above the diagonal (column "
               "greater than row), leaving the diagonal itself at 0.",
@@ -275,17 +160,7 @@ EXERCISES = [
                 Probe((rand(72, 4, 4) + at.causal_mask(4),), names=("S",)),
                 Probe((rand(73, 4, 6),), {"axis": 0}, names=("S",)),
                 Probe((rand(74, 3, 4, scale=900.0),), names=("S",))],
-        mistakes=[("softmax-no-max-subtraction", exp_without_max),
-                  ("softmax-wrong-axis", over_second_last_axis),
-                  ("softmax-wrong-axis", over_first_axis),
-                  ("softmax-wrong-axis", always_first_axis),
-                  ("softmax-ignores-axis", always_last_axis),
-                  ("softmax-whole-matrix", over_whole_array),
-                  ("softmax-not-normalised", exp_only),
-                  ("softmax-sum-wrong-axis", sum_over_first_axis),
-                  ("softmax-sum-wrong-axis", sum_over_other_axis),
-                  ("softmax-sum-wrong-axis", max_last_sum_first),
-                  *(("softmax-max-wrong-axis", wrong) for _, wrong in MAX_ELSEWHERE)],
+        pipeline=softmax_steps,
         verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, and logits near 1e3 that overflow exp",
         hint1="Exponentiate every score, then divide by the sum along the given axis, so that the entries "
               "along that axis are positive and add up to 1.",
@@ -297,10 +172,7 @@ EXERCISES = [
         name="score_scale",
         reference=score_scale,
         probes=[Probe((d,), names=("d",)) for d in (1, 2, 3, 16, 64, 100, 4096)],
-        mistakes=[("scale-by-d", divides_by_d),
-                  ("scale-inverted", square_root_of_d),
-                  ("scale-missing", no_factor),
-                  ("power-precedence", power_before_halving)],
+        pipeline=lambda d, c: scale_steps(d, c),
         verified="the exact factor for d = 1, 2, 3, 16, 64, 100 and 4096",
         hint1="Multiplying a random quantity by c multiplies its spread (the standard deviation) by c, and so "
               "its variance by c squared. The experiment shows how the variance of q·k depends on d.",
@@ -313,8 +185,8 @@ EXERCISES = [
         name="attention_weights",
         uses=('softmax', 'causal_mask'),
         reference=at.attention_weights,
-        probes=qk_probes(80),
-        mistakes=WEIGHTS_MISTAKES,
+        probes=QK_PROBES,
+        pipeline=weights_steps,
         verified="scaled, masked, row-wise softmax for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
         hint1="Three steps: the scores (every query against every key, divided by the square root of the "
               "query width d), then minus infinity on the future, then a softmax along each row.",

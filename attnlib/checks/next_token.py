@@ -3,13 +3,13 @@ layer_norm_backward.
 
 The three backward exercises return tuples (loss and gradient, or one gradient per input); the grader
 compares every part. Their references are attnlib's public functions (in attnlib.loss, attnlib.attention and
-attnlib.layers); the named mistakes below are built from the plain pieces of pieces.py, never from those
+attnlib.layers); the mistakes are the neighbours of the pipelines below (choices.py), written apart from those
 references.
 """
 import numpy as np
 
 import attnlib as at
-from .pieces import allowed, softmax
+from .mask_and_softmax import scale_steps, softmax, weights, weights_steps
 from .probes import features, rand
 from .properties import _float, intermediates, large_offset, precision, shift_invariance
 from .runner import close
@@ -36,24 +36,13 @@ def mean_row(H, W_vocab):
 
 # softmax_backward(A, dA) -----------------------------------------------------------------------------------------
 
-def diagonal_only(A, dA):
-    return A * dA
-
-
-def sum_over_second_last_axis(A, dA):
-    return A * (dA - np.sum(dA * A, axis=-2, keepdims=True))
-
-
-def sum_over_first_axis(A, dA):
-    return A * (dA - np.sum(dA * A, axis=0))
-
-
-def missing_a_factor(A, dA):
-    return dA - np.sum(dA * A, axis=-1, keepdims=True)
-
-
-def sign_flipped(A, dA):
-    return A * (np.sum(dA * A, axis=-1, keepdims=True) - dA)
+def softmax_backward_steps(A, dA, *, c):
+    """dS = A dA - A rowsum(dA A): each entry's own share, minus its row's shared sum."""
+    F = c("softmax backward factor", right=A, softmax_backward_missing_a_factor=np.ones_like(A))
+    axis = c("softmax backward sum", right=-1, softmax_backward_sum_wrong_axis=-2,
+             softmax_backward_sum_wrong_axis__first=0)
+    shared = (dA * A).sum(axis=axis, keepdims=axis != 0)
+    return c.terms("softmax-backward", own=F * dA, row_sum=-F * shared)
 
 
 def _sm_bwd_probe(seed, shape, masked=False, shift=0.0):
@@ -133,113 +122,17 @@ def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
 
 # attention_backward(Q, K, V, dO, causal=True, scale=True) --------------------------------------------------------
 
-def _factor(Q, scale):
-    return 1.0 / np.sqrt(Q.shape[1]) if scale else 1.0
-
-
-def _masked_weights(S, causal, hide=-np.inf):
-    """Row softmax of S with the future set to `hide` when causal."""
-    return softmax(np.where(allowed(*S.shape), S, hide) if causal else S)
-
-
-def _softmax_bwd(A, dA):
-    return A * (dA - (dA * A).sum(axis=1, keepdims=True))
-
-
-def _products(Q, K, V, dO, A, s):
-    """dQ, dK, dV from the weights A and the factor s by which dS is multiplied."""
-    dS = _softmax_bwd(A, dO @ V.T) * s
-    return dS @ K, dS.T @ Q, A.T @ dO
-
-
-def _weights_for(Q, K, causal, scale, factor=_factor):
-    return _masked_weights(Q @ K.T * factor(Q, scale), causal)
-
-
-def ab_diagonal_only(Q, K, V, dO, causal=True, scale=True):
-    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
-    dS = A * (dO @ V.T) * s
-    return dS @ K, dS.T @ Q, A.T @ dO
-
-
-def ab_scale_dropped(Q, K, V, dO, causal=True, scale=True):
-    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), 1.0)
-
-
-def ab_scale_twice(Q, K, V, dO, causal=True, scale=True):
-    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), _factor(Q, scale) ** 2)
-
-
-def ab_dq_dk_swapped(Q, K, V, dO, causal=True, scale=True):
-    dQ, dK, dV = _products(Q, K, V, dO, _weights_for(Q, K, causal, scale), _factor(Q, scale))
-    return dK, dQ, dV
-
-
-def ab_dv_not_transposed(Q, K, V, dO, causal=True, scale=True):
-    A = _weights_for(Q, K, causal, scale)
-    dQ, dK, _ = _products(Q, K, V, dO, A, _factor(Q, scale))
-    return dQ, dK, A @ dO
-
-
-def ab_dk_not_transposed(Q, K, V, dO, causal=True, scale=True):
-    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
-    dS = _softmax_bwd(A, dO @ V.T) * s
-    return dS @ K, dS @ Q, A.T @ dO
-
-
-def ab_softmax_backward_axis0(Q, K, V, dO, causal=True, scale=True):
-    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
-    dA = dO @ V.T
-    dS = A * (dA - (dA * A).sum(axis=0, keepdims=True)) * s  # the shared sum over the queries, not the keys
-    return dS @ K, dS.T @ Q, A.T @ dO
-
-
-def ab_dA_transposed(Q, K, V, dO, causal=True, scale=True):
-    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
-    dS = _softmax_bwd(A, V @ dO.T) * s  # (n_k, n_q) where (n_q, n_k) is needed: only a square A runs
-    return dS @ K, dS.T @ Q, A.T @ dO
-
-
-def ab_dk_from_k(Q, K, V, dO, causal=True, scale=True):
-    A, s = _weights_for(Q, K, causal, scale), _factor(Q, scale)
-    dS = _softmax_bwd(A, dO @ V.T) * s
-    return dS @ K, dS.T @ K, A.T @ dO
-
-
-def ab_mask_ignored(Q, K, V, dO, causal=True, scale=True):
-    return _products(Q, K, V, dO, _weights_for(Q, K, False, scale), _factor(Q, scale))
-
-
-def ab_mask_zero(Q, K, V, dO, causal=True, scale=True):
-    A = _masked_weights(Q @ K.T * _factor(Q, scale), causal, hide=0.0)
-    return _products(Q, K, V, dO, A, _factor(Q, scale))
-
-
-def ab_mask_first_positions(Q, K, V, dO, causal=True, scale=True):
-    S = Q @ K.T * _factor(Q, scale)
-    if causal:
-        S = np.where(np.arange(S.shape[1])[None, :] <= np.arange(S.shape[0])[:, None], S, -np.inf)
-    return _products(Q, K, V, dO, softmax(S), _factor(Q, scale))
-
-
-def ab_mask_always(Q, K, V, dO, causal=True, scale=True):
-    return _products(Q, K, V, dO, _weights_for(Q, K, True, scale), _factor(Q, scale))
-
-
-def ab_scale_always(Q, K, V, dO, causal=True, scale=True):
-    return _products(Q, K, V, dO, _weights_for(Q, K, causal, True), _factor(Q, True))
-
-
-def ab_scale_by_d(Q, K, V, dO, causal=True, scale=True):
-    def by_d(Q, scale):
-        return 1.0 / Q.shape[1] if scale else 1.0
-    return _products(Q, K, V, dO, _weights_for(Q, K, causal, scale, by_d), by_d(Q, scale))
-
-
-def ab_exp_without_max(Q, K, V, dO, causal=True, scale=True):
-    S = Q @ K.T * _factor(Q, scale)
-    E = np.exp(np.where(allowed(*S.shape), S, -np.inf) if causal else S)
-    return _products(Q, K, V, dO, E / E.sum(axis=1, keepdims=True), _factor(Q, scale))
+def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
+    """The forward pass's weights again, then back through O = A V, the softmax and S = Q Kᵀ s."""
+    A = weights_steps(Q, K, causal, scale, c=c)
+    s = scale_steps(Q.shape[-1], c) if c("scale switch", right=scale, scale_ignored=True) else 1.0
+    s = c("backward scale", right=s, attention_backward_scale_dropped=1.0, attention_backward_scale_twice=s * s)
+    dA = c.step("upstream of A", right=lambda: dO @ V.T, attention_backward_transpose_missing=lambda: V @ dO.T)
+    dS = softmax_backward_steps(A, dA, c=c) * s
+    dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
+                attention_backward_dk_from_k=lambda: dS.T @ K)
+    dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO)
+    return c("gradient order", right=(dS @ K, dK, dV), attention_backward_dq_dk_swapped=(dK, dS @ K, dV))
 
 
 def _ab_probe(seed, n_q, n_k, d, d_v, size=1.0, dtype=np.float64, **kw):
@@ -252,93 +145,24 @@ def _ab_probe(seed, n_q, n_k, d, d_v, size=1.0, dtype=np.float64, **kw):
 
 # layer_norm_backward(X, g, dY, eps=1e-5) -------------------------------------------------------------------------
 
-def _ln_parts(X, g, dY, eps, ddof=0):
-    """x_hat, the per-row 1/std and dx_hat = dY g."""
-    Xc = X - X.mean(axis=1, keepdims=True)
-    r = 1.0 / np.sqrt(X.var(axis=1, ddof=ddof, keepdims=True) + eps)
-    return Xc * r, r, dY * g
-
-
-def _ln_dx(Xhat, r, dXhat, mean_term=True, var_term=True):
-    dX = dXhat.copy()
-    if mean_term:
-        dX = dX - dXhat.mean(axis=1, keepdims=True)
-    if var_term:
-        dX = dX - Xhat * (dXhat * Xhat).mean(axis=1, keepdims=True)
-    return dX * r
-
-
-def _ln_grads(X, g, dY, eps=1e-5, ddof=0, mean_term=True, var_term=True):
-    Xhat, r, dXhat = _ln_parts(X, g, dY, eps, ddof)
-    return _ln_dx(Xhat, r, dXhat, mean_term, var_term), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_mean_term_missing(X, g, dY, eps=1e-5):
-    return _ln_grads(X, g, dY, eps, mean_term=False)
-
-
-def lnb_variance_term_missing(X, g, dY, eps=1e-5):
-    return _ln_grads(X, g, dY, eps, var_term=False)
-
-
-def lnb_no_correction(X, g, dY, eps=1e-5):
-    return _ln_grads(X, g, dY, eps, mean_term=False, var_term=False)
-
-
-def lnb_gain_ignored(X, g, dY, eps=1e-5):
-    Xhat, r, _ = _ln_parts(X, g, dY, eps)
-    return _ln_dx(Xhat, r, dY), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_gain_applied_late(X, g, dY, eps=1e-5):
-    Xhat, r, _ = _ln_parts(X, g, dY, eps)
-    return _ln_dx(Xhat, r, dY) * g, (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_dg_from_x(X, g, dY, eps=1e-5):
-    dX, _, db = _ln_grads(X, g, dY, eps)
-    return dX, (dY * X).sum(axis=0), db
-
-
-def lnb_sums_along_rows(X, g, dY, eps=1e-5):
-    Xhat, r, dXhat = _ln_parts(X, g, dY, eps)
-    return _ln_dx(Xhat, r, dXhat), (dY * Xhat).sum(axis=1), dY.sum(axis=1)
-
-
-def lnb_std_missing(X, g, dY, eps=1e-5):
-    Xhat, _, dXhat = _ln_parts(X, g, dY, eps)
-    return _ln_dx(Xhat, 1.0, dXhat), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_eps_ignored(X, g, dY, eps=1e-5):
-    return _ln_grads(X, g, dY, 1e-5)
-
-
-def lnb_eps_left_out(X, g, dY, eps=1e-5):
-    Xhat = (X - X.mean(axis=1, keepdims=True)) / X.std(axis=1, keepdims=True)
-    r = 1.0 / X.std(axis=1, keepdims=True)
-    return _ln_dx(Xhat, r, dY * g), (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_eps_outside_root(X, g, dY, eps=1e-5):
-    Xc = X - X.mean(axis=1, keepdims=True)
-    r = 1.0 / (X.std(axis=1, keepdims=True) + eps)  # 1 / (std + eps) instead of 1 / sqrt(var + eps)
-    return _ln_dx(Xc * r, r, dY * g), (dY * Xc * r).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_db_averaged(X, g, dY, eps=1e-5):
-    dX, dg, db = _ln_grads(X, g, dY, eps)
-    return dX, dg, db / len(X)
-
-
-def lnb_corrections_summed(X, g, dY, eps=1e-5):
-    Xhat, r, dXhat = _ln_parts(X, g, dY, eps)
-    dX = (dXhat - dXhat.sum(axis=1, keepdims=True) - Xhat * (dXhat * Xhat).sum(axis=1, keepdims=True)) * r
-    return dX, (dY * Xhat).sum(axis=0), dY.sum(axis=0)
-
-
-def lnb_unbiased(X, g, dY, eps=1e-5):
-    return _ln_grads(X, g, dY, eps, ddof=1)
+def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
+    """dX = (dx̂ - mean(dx̂) - x̂ mean(dx̂ x̂)) / sqrt(var + eps), dg = Σ_rows dY x̂, db = Σ_rows dY."""
+    var = X.var(axis=1, ddof=c("variance", right=0, layer_norm_unbiased_variance=1), keepdims=True)
+    eps = c("eps", right=eps, layer_norm_eps_ignored=1e-5, layer_norm_eps_ignored__zero=0.0)
+    r = c.step("inverse std", right=lambda: 1.0 / np.sqrt(var + eps),
+               layer_norm_eps_outside_sqrt=lambda: 1.0 / (np.sqrt(var) + eps))
+    Xhat = (X - X.mean(axis=1, keepdims=True)) * r
+    dXhat, late = c("gain", right=(dY * g, 1.0), layer_norm_backward_gain_ignored=(dY, 1.0),
+                    layer_norm_backward_gain_applied_late=(dY, g))
+    mean = c("corrections", right=lambda a: a.mean(axis=1, keepdims=True),
+             layer_norm_backward_sums_not_means=lambda a: a.sum(axis=1, keepdims=True))
+    out = late * c("dX factor", right=r, layer_norm_backward_std_missing=1.0)
+    dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-mean(dXhat) * out,
+                 variance_term=-Xhat * mean(dXhat * Xhat) * out)
+    rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1)
+    dg = c("dg", right=(dY * Xhat).sum(axis=rows), layer_norm_backward_dg_uses_x=(dY * X).sum(axis=rows))
+    db = dY.sum(axis=rows) / c("db", right=1, layer_norm_backward_parameter_gradients_averaged=len(X))
+    return dX, dg, db
 
 
 def _lnb_probe(seed, n, d, spread=1.0, offset=1.0, dtype=np.float64, **kw):
@@ -394,11 +218,8 @@ EXERCISES = [
         reference=at.softmax_backward,
         probes=[_sm_bwd_probe(510, (3, 5)), _sm_bwd_probe(512, (4, 4), masked=True), _sm_bwd_probe(514, (2, 3, 4)),
                 _sm_bwd_probe(516, (3, 5), shift=1e4)],
-        mistakes=[("softmax-backward-diagonal-only", diagonal_only),
-                  ("softmax-backward-sum-wrong-axis", sum_over_second_last_axis),
-                  ("softmax-backward-sum-wrong-axis", sum_over_first_axis),
-                  ("softmax-backward-missing-a-factor", missing_a_factor),
-                  ("softmax-backward-sign", sign_flipped)],
+        pipeline=softmax_backward_steps,
+        gradients=(("softmax-backward", None),),
         verified="dS = A (dA - rowsum(dA A)) on a wide matrix, a masked one, a 3-D stack and a dA around 10,000 "
                  "(float64 precision)",
         hint1="Each row is its own softmax. Changing S[i, j] moves A[i, j] up and every other A[i, k] down.",
@@ -414,22 +235,7 @@ EXERCISES = [
         probes=[_ab_probe(530, 3, 5, 4, 2), _ab_probe(534, 4, 4, 3, 5), _ab_probe(538, 5, 3, 2, 4, causal=False),
                 _ab_probe(542, 4, 4, 3, 2, causal=False), _ab_probe(546, 3, 5, 4, 2, scale=False),
                 _ab_probe(550, 5, 5, 4, 3, dtype=np.float32), _ab_probe(554, 3, 5, 4, 2, size=60.0)],
-        mistakes=[("softmax-no-max-subtraction", ab_exp_without_max),
-                  ("softmax-backward-diagonal-only", ab_diagonal_only),
-                  ("attention-backward-scale-dropped", ab_scale_dropped),
-                  ("attention-backward-scale-twice", ab_scale_twice),
-                  ("attention-backward-dq-dk-swapped", ab_dq_dk_swapped),
-                  ("attention-backward-transpose-missing", ab_dv_not_transposed),
-                  ("attention-backward-transpose-missing", ab_dk_not_transposed),
-                  ("softmax-backward-sum-wrong-axis", ab_softmax_backward_axis0),
-                  ("attention-backward-transpose-missing", ab_dA_transposed),
-                  ("attention-backward-dk-from-k", ab_dk_from_k),
-                  ("attention-backward-mask-ignored", ab_mask_ignored),
-                  ("mask-value-zero", ab_mask_zero),
-                  ("mask-ignores-offset", ab_mask_first_positions),
-                  ("mask-always-applied", ab_mask_always),
-                  ("scale-ignored", ab_scale_always),
-                  ("scale-by-d", ab_scale_by_d)],
+        pipeline=attention_backward_steps,
         verified="dQ, dK, dV of sum(O * dO) with and without the mask and the scale, fewer queries than keys (the "
                  "last positions), a first row that sees only itself, float32 and huge scores",
         hint1="Run the forward pass again, then walk back through its three steps in reverse: O mixes the rows of V "
@@ -447,20 +253,8 @@ EXERCISES = [
         reference=at.layer_norm_backward,
         probes=[_lnb_probe(560, 4, 6, 2.0), _lnb_probe(565, 5, 5, 1.0), _lnb_probe(570, 3, 5, 0.3, eps=0.1),
                 _lnb_probe(575, 6, 3, 3e-3, offset=1e-3), _lnb_probe(580, 4, 8, 1.5, dtype=np.float32)],
-        mistakes=[("layer-norm-backward-no-correction", lnb_no_correction),
-                  ("layer-norm-backward-mean-term-missing", lnb_mean_term_missing),
-                  ("layer-norm-backward-variance-term-missing", lnb_variance_term_missing),
-                  ("layer-norm-backward-gain-ignored", lnb_gain_ignored),
-                  ("layer-norm-backward-gain-applied-late", lnb_gain_applied_late),
-                  ("layer-norm-backward-dg-uses-x", lnb_dg_from_x),
-                  ("layer-norm-backward-sums-wrong-axis", lnb_sums_along_rows),
-                  ("layer-norm-backward-std-missing", lnb_std_missing),
-                  ("layer-norm-eps-ignored", lnb_eps_ignored),
-                  ("layer-norm-eps-ignored", lnb_eps_left_out),
-                  ("layer-norm-unbiased-variance", lnb_unbiased),
-                  ("layer-norm-eps-outside-sqrt", lnb_eps_outside_root),
-                  ("layer-norm-backward-parameter-gradients-averaged", lnb_db_averaged),
-                  ("layer-norm-backward-sums-not-means", lnb_corrections_summed)],
+        pipeline=layer_norm_backward_steps,
+        gradients=(("layer-norm-backward", 0),),
         verified="dX with both corrections (row mean and row variance), dg and db, on a square and a wide X, "
                  "eps=0.1, nearly constant rows where eps dominates, and float32",
         hint1="db and dg collect dY over the rows, dg weighted by the normalised input. For dX, remember that the "
@@ -598,7 +392,7 @@ def _unmasked_values_gradient(f, seen):
                 len(o.value) != 3 or close(o.value, e):
             continue
         Q, K, V, dO = p.args
-        A = _weights_for(Q, K, False, p.kwargs.get("scale", True))
+        A = weights(Q, K, False, p.kwargs.get("scale", True))
         if close(_float(o.value[2]), A.T @ dO) and not close(A.T @ dO, e[2]):
             return "attention-backward-mask-ignored", "your dV is what the weights give without the causal mask"
     return None
@@ -629,6 +423,30 @@ FINDINGS = {
         shift_invariance(1, _offset_rows, "precision-loss",
                          "adding the same constant to every entry of dA changed your result; it must not"),
     ],
+}
+
+
+CHOICES = {
+    "softmax backward factor": "Look at what multiplies each entry of dS: the softmax's own output A.",
+    "softmax backward sum": "Look at the axis of the sum shared by a row: the one that holds one query's weights.",
+    "softmax-backward": "Each entry of dS keeps its own share and subtracts its row's A-weighted sum: look at both "
+                        "terms and their signs.",
+    "backward scale": "Count the times your backward pass multiplies by the scale: the forward pass did it once.",
+    "upstream of A": "Write the shape of the gradient that reaches A: one row per query, one column per key.",
+    "dK": "Look at the product that gives dK: one row per key, from the scores' gradient and the queries.",
+    "dV": "Look at the product that gives dV: one row per key, from the weights and dO.",
+    "gradient order": "Look at the order of the gradients you return: dQ, dK, dV.",
+    "variance": "Look at the variance your forward pass divides by: the mean of the squared deviations, over d.",
+    "eps": "Look at how your function uses its eps argument.",
+    "inverse std": "Look at where eps goes: inside the square root, added to the variance.",
+    "gain": "Look at where g enters: the gradient of the normalised row is dY times g, before the corrections.",
+    "corrections": "Look at the two reductions along each row in your dX: sums or means?",
+    "dX factor": "Look at the last step of your dX: the forward pass divided by the standard deviation.",
+    "layer-norm-backward": "The row mean and the row variance both depend on every entry of the row: look at the two "
+                           "corrections of dX and their signs.",
+    "parameter sums": "Look at the axis of the sums for dg and db: over the rows, one entry per feature.",
+    "dg": "Look at what dY is weighted by in dg: the normalised input.",
+    "db": "Look at the reduction over the rows in db: a sum or a mean?",
 }
 
 

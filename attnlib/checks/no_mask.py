@@ -3,8 +3,8 @@ from Z)."""
 import numpy as np
 
 import attnlib as at
-from .mask_and_softmax import kq_instead_of_qk, scale_missing, softmax_wrong_axis
-from .pieces import attention, weights
+from .attention_module import attention_steps
+from .mask_and_softmax import weights
 from .probes import features, rand, tokens
 from .properties import huge_scores, intermediates, scale_finding, visibility
 from .spec import Exercise, Probe
@@ -15,34 +15,13 @@ def cross_attention(X, Z, Wq, Wk, Wv):
     return at.attention(X @ Wq, Z @ Wk, Z @ Wv, causal=False)
 
 
-def causal_mask_applied(X, Z, Wq, Wk, Wv):
-    return attention(X @ Wq, Z @ Wk, Z @ Wv, causal=True)
+def cross_attention_steps(X, Z, Wq, Wk, Wv, *, c):
+    """Queries from X, keys and values from Z, attention without a mask."""
+    q, k, v = c("sources", right=(X, Z, Z), kv_from_wrong_sequence=(X, X, X), kv_from_wrong_sequence__values=(X, Z, X),
+                kv_from_wrong_sequence__keys=(X, X, Z), sources_swapped=(Z, X, X))
+    Q, K, V = q @ Wq, k @ Wk, v @ Wv
+    return attention_steps(Q, K, V, causal=c("cross mask", right=False, mask_applied=True), c=c)
 
-
-def keys_and_values_from_x(X, Z, Wq, Wk, Wv):
-    return attention(X @ Wq, X @ Wk, X @ Wv, causal=False)
-
-
-def values_from_x(X, Z, Wq, Wk, Wv):
-    return attention(X @ Wq, Z @ Wk, X @ Wv, causal=False)
-
-
-def keys_from_x(X, Z, Wq, Wk, Wv):
-    return attention(X @ Wq, X @ Wk, Z @ Wv, causal=False)
-
-
-def sources_swapped(X, Z, Wq, Wk, Wv):
-    return attention(Z @ Wq, X @ Wk, X @ Wv, causal=False)
-
-
-def cross_with(wrong_weights):
-    """cross_attention whose weights come from a mistaken attention_weights."""
-    def wrong_cross(X, Z, Wq, Wk, Wv):
-        return attention(X @ Wq, Z @ Wk, Z @ Wv, causal=False, weights=wrong_weights)
-    return wrong_cross
-
-
-# padding_mask(n_q, n_valid, n_k) --------------------------------------------------------------------------------
 
 def padding_mask(n_q, n_valid, n_k):
     """Reference: (n_q, n_k) additive mask, 0.0 on the n_valid real keys, -inf on the padding after them."""
@@ -50,41 +29,23 @@ def padding_mask(n_q, n_valid, n_k):
     return np.tile(row, (n_q, 1))
 
 
-def _padding_where(n_q, n_k, keep, fill=-np.inf):
-    i, j = np.indices((n_q, n_k))
-    return np.where(keep(i, j), 0.0, fill)
+def padding_mask_steps(n_q, n_valid, n_k, *, c):
+    """(n_q, n_k): 0.0 on the n_valid real keys, -inf on the padding after them, the same for every query."""
+    i, j = c("padding shape", right=np.indices((n_q, n_k)), padding_mask_transposed=np.indices((n_k, n_q))[::-1].T)
+    keep = c("padding boundary", right=j < n_valid, padding_mask_inverted=j >= n_valid,
+             padding_mask_off_by_one=j <= n_valid, padding_mask_off_by_one__few=j < n_valid - 1,
+             padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q))
+    return c.step("mask value", right=lambda: np.where(keep, 0.0, -np.inf),
+                  mask_finite_value=lambda: np.where(keep, 0.0, -1e9), mask_multiplicative=lambda: keep * 1.0)
 
 
-def padding_inverted(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: j >= n_valid)
-
-
-def padding_one_too_many(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: j <= n_valid)
-
-
-def padding_one_too_few(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: j < n_valid - 1)
-
-
-def padding_finite(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: j < n_valid, -1e9)
-
-
-def padding_multiplicative(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: j < n_valid, 0.0) + (np.arange(n_k) < n_valid)
-
-
-def padding_on_the_queries(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: i < n_valid)
-
-
-def padding_plus_causal(n_q, n_valid, n_k):
-    return _padding_where(n_q, n_k, lambda i, j: (j < n_valid) & (j <= i + n_k - n_q))
-
-
-def padding_transposed(n_q, n_valid, n_k):
-    return padding_mask(n_k, n_valid, n_q).T
+CHOICES = {
+    "sources": "Look at where each of Q, K and V comes from: the queries from X, the keys and values both from Z.",
+    "cross mask": "Look for a mask: every query of X may look at every position of Z.",
+    "padding shape": "Print the shape of your mask: rows are queries, columns are keys.",
+    "padding boundary": "Look at the condition that decides which columns stay visible: the first n_valid keys, "
+                        "whatever the row.",
+}
 
 
 def _padding_probe(n_q, n_valid, n_k):
@@ -97,14 +58,7 @@ PADDING_MASK = Exercise(
     reference=padding_mask,
     probes=[_padding_probe(3, 4, 6), _padding_probe(5, 2, 4), _padding_probe(4, 4, 4), _padding_probe(2, 1, 5),
             _padding_probe(6, 5, 7), _padding_probe(1, 3, 3)],
-    mistakes=[("padding-mask-inverted", padding_inverted),
-              ("padding-mask-off-by-one", padding_one_too_many),
-              ("padding-mask-off-by-one", padding_one_too_few),
-              ("mask-finite-value", padding_finite),
-              ("mask-multiplicative", padding_multiplicative),
-              ("padding-mask-on-queries", padding_on_the_queries),
-              ("padding-mask-causal", padding_plus_causal),
-              ("padding-mask-transposed", padding_transposed)],
+    pipeline=padding_mask_steps,
     verified="0 on the first n_valid keys and −∞ on the padding, the same for every query, with and without "
              "padding and with more or fewer queries than keys",
     hint1="A batch of sentences of different lengths is padded to one length with filler tokens. Nobody may attend "
@@ -130,14 +84,7 @@ EXERCISES = [
         reference=cross_attention,
         probes=[_cross_probe(600, 3, 5, 4, 2, 6), _cross_probe(610, 4, 6, 5, 3, 2), _cross_probe(620, 5, 5, 3, 3, 3),
                 _cross_probe(640, 3, 4, 4, 2, 3, spread=30.0)],
-        mistakes=[("mask-applied", causal_mask_applied),
-                  ("kv-from-wrong-sequence", keys_and_values_from_x),
-                  ("kv-from-wrong-sequence", values_from_x),
-                  ("kv-from-wrong-sequence", keys_from_x),
-                  ("sources-swapped", sources_swapped),
-                  ("scale-missing", cross_with(scale_missing)),
-                  ("softmax-wrong-axis", cross_with(softmax_wrong_axis)),
-                  ("kq-instead-of-qk", cross_with(kq_instead_of_qk))],
+        pipeline=cross_attention_steps,
         verified="queries from X, keys and values from Z, no mask, scaled by √d_head, including huge scores",
         hint1="Every query of X may look at every position of Z: nothing in Z is 'the future' of X.",
         hint2="The queries come from X, the keys and the values both from Z, each through its own weight matrix. "

@@ -12,8 +12,13 @@ import re
 
 import numpy as np
 
-from .pieces import positions
 from .runner import close, is_number_array, quiet
+
+
+def positions(n_q, n_k):
+    """Grids i (n_q, 1) and j (1, n_k): the position of each query and each key; the queries are the last n_q
+    positions (as with a cache), so query 0 sits at n_k - n_q."""
+    return np.arange(n_q)[:, None] + (n_k - n_q), np.arange(n_k)[None, :]
 
 
 def _float(x):

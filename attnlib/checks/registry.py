@@ -24,6 +24,8 @@ if set(NAMES) != set(EXERCISES) | {capstone.NAME}:
                       f"{sorted(set(NAMES) ^ set(EXERCISES) - {capstone.NAME})}")
 # What the probes' values cannot show (memory held, calls made), from each module's REQUIREMENTS: functions
 # run(wrapper, args) -> (diagnosis, detail) or None, asked only once every probe has passed.
+# The nudge of each choice a pipeline makes (choices.py), from each module's CHOICES: {choice: nudge}.
+CHOICE_NUDGES = {choice: text for module in LESSON_MODULES for choice, text in getattr(module, "CHOICES", {}).items()}
 REQUIREMENTS = {name: reqs for module in LESSON_MODULES for name, reqs in getattr(module, "REQUIREMENTS", {}).items()}
 
 

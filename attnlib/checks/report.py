@@ -34,6 +34,7 @@ class Report:
     cols: list = None
     hints: tuple = ("", "")
     formula: str = ""
+    nudge: str = ""                   # the nudge of the choice the learner got wrong, when one was named
     todo: str = "Replace the `raise NotImplementedError` line with your code"  # shown when not attempted
 
     def __bool__(self):
@@ -46,7 +47,7 @@ class Report:
     @property
     def hint2(self):
         """The nudge for the diagnosed mistake, or the exercise's own hint 2 when nothing was named."""
-        return nudge(self.diagnosis) or self.hints[1]
+        return self.nudge or nudge(self.diagnosis) or self.hints[1]
 
     # -- plain text ---------------------------------------------------------
     def where(self):

@@ -13,6 +13,7 @@ class Probe:
     rows: list = None        # row labels of the expected output (tokens)
     cols: list = None        # column labels
     seed: int = None         # set on a fresh copy: the seed its arrays were redrawn from
+    resize: bool = False     # its int arguments are sizes: a fresh copy draws new ones (1 to twice the old + 1)
 
     def describe(self):
         parts = [f"{name} {_shape(a)}" for name, a in zip(self.names, self.args)]
@@ -22,10 +23,14 @@ class Probe:
 
     def fresh(self, seed):
         """A copy whose float arrays are redrawn near the originals (same shapes, scale and ±inf entries),
-        so that memorised outputs for the fixed probes fail. None when the probe holds no float array."""
+        so that memorised outputs for the fixed probes fail; a probe of sizes (resize) gets new sizes. None when
+        there is nothing to redraw."""
+        rng = np.random.default_rng(seed)
+        if self.resize:
+            args = tuple(int(rng.integers(1, 2 * a + 2)) if isinstance(a, int) else a for a in self.args)
+            return replace(self, args=args, rows=None, cols=None, seed=seed)
         if not _has_floats((self.args, self.kwargs)):
             return None
-        rng = np.random.default_rng(seed)
         args = tuple(_redraw(a, rng) for a in self.args)
         kwargs = {k: _redraw(v, rng) for k, v in self.kwargs.items()}
         return replace(self, args=args, kwargs=kwargs, seed=seed)
@@ -79,9 +84,12 @@ class Exercise:
     name: str                # the exercise name, as in check(name, fn)
     reference: object        # callable giving the expected output
     probes: list             # [Probe]
-    mistakes: list           # [(diagnosis id from DIAGNOSES, callable with the exercise's signature)]
+    mistakes: list = ()      # [(diagnosis id from DIAGNOSES, callable with the exercise's signature)]
     verified: str            # one line shown on a pass: what the probes covered
     hint1: str               # the concept
     hint2: str               # a nudge: a shape, an axis or a line, no solving code
     formula: str             # the equation, shown with the expected values
+    returns: type = None     # the Python type the text asks for (int, list), where a numpy one would not do
+    pipeline: object = None  # the reference with its choices (choices.py): its neighbours name the mistake
+    gradients: tuple = ()    # ((c.terms choice, output index or None), ...): the gradients fit_terms may read
     uses: tuple = ()         # earlier exercises the learner's version may call (their bugs show up here too)

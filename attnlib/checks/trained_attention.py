@@ -59,6 +59,7 @@ def _bidirectional_probe(seed, n_q, n_k):
 EXERCISES = [
     Exercise(
         name="most_attended",
+        returns=list,
         reference=most_attended,
         probes=[_causal_probe(600, 6), _cache_probe(602, 3, 5), _ties_probe(5), _bidirectional_probe(604, 4, 7)],
         mistakes=[("most-attended-indices", indices_not_words),

@@ -42,5 +42,5 @@ def test_the_catalogue_names_the_common_mistakes():
                 "mask-value-zero", "mask-hides-diagonal", "mask-hides-past", "mask-multiplied", "av-transposed",
                 "va-instead-of-av", "weights-transposed", "heads-split-mixed", "heads-out-of-order",
                 "mutates-input", "layer-norm-eps-outside-sqrt", "layer-norm-unbiased-variance",
-                "residual-missing", "cache-not-appended", "scale-applied-twice"}
+                "residual-missing", "cache-not-appended"}
     assert required <= named, required - named

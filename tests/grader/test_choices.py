@@ -1,0 +1,108 @@
+"""The choice pipelines (attnlib/checks/choices.py): each reference written once, its wrong neighbours generated.
+
+A pipeline with no choice made must be the reference: compared here with attnlib's own functions, written
+separately, on the probes and on fresh sizes. Every wrong option must have an explanation, every choice a nudge
+that shows no code, and the engine must name a neighbour only when the probes single it out.
+"""
+import numpy as np
+import pytest
+
+from attnlib.checks import DIAGNOSES, choices, registry
+from attnlib.checks.runner import close
+from attnlib.checks.spec import Probe
+
+PIPELINED = [ex for ex in registry.EXERCISES.values() if ex.pipeline is not None]
+
+
+class Outcome:
+    """What the runner returns for one call, for the engine's functions."""
+
+    def __init__(self, value):
+        self.kind, self.value = ("ok", value) if value is not None else ("error", None)
+
+
+def outcomes(fn, probes):
+    return [Outcome(choices.quiet(fn, *p.args, **p.kwargs)) for p in probes]
+
+
+@pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
+def test_the_pipeline_with_no_choice_made_is_the_reference(ex):
+    reference = choices.variant(ex.pipeline)
+    fresh = [q for k, p in enumerate(ex.probes) if (q := p.fresh(1000 + k)) is not None]
+    for p in ex.probes + fresh:
+        assert close(reference(*p.args, **p.kwargs), ex.reference(*p.args, **p.kwargs)), p.describe()
+
+
+@pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
+def test_every_wrong_option_is_explained_and_every_choice_nudged(ex):
+    singles, _ = choices.neighbours(ex.pipeline, ex.probes)
+    assert singles, ex.name
+    for chosen in singles:
+        (choice, option), = chosen.items()
+        if isinstance(choice, tuple):
+            continue  # a gradient's term: its detail names the term and the coefficient
+        assert choices.mistake_id(choice, option) in DIAGNOSES, (choice, option)
+        nudge = registry.CHOICE_NUDGES.get(choice, "")
+        assert nudge and "np." not in nudge and "@" not in nudge, choice
+
+
+@pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
+def test_every_single_neighbour_differs_from_the_reference_on_some_probe(ex):
+    """An option the probes cannot tell from the right one is no mistake in this exercise: it is left out."""
+    expected = outcomes(choices.variant(ex.pipeline), ex.probes)
+    singles = choices.neighbours(ex.pipeline, ex.probes)[0]
+    assert len(singles) >= 3, ex.name
+    for chosen in singles:
+        (choice, option), = chosen.items()
+        got = outcomes(choices.variant(ex.pipeline, choice, option), ex.probes)
+        assert any(g.kind != e.kind or not close(g.value, e.value) for g, e in zip(got, expected)), chosen
+
+
+def test_an_option_that_changes_nothing_here_is_no_neighbour():
+    ex = registry.EXERCISES["self_attention"]  # it always scales: the scale switch has no wrong side there
+    assert {"scale switch": "scale_ignored"} not in choices.neighbours(ex.pipeline, ex.probes)[0]
+
+
+def _toy(x, *, c):
+    """A two-choice pipeline: which power, and whether to add one."""
+    y = c("power", right=x ** 2, scale_missing=x, scale_by_d=x ** 3)
+    return y + c("offset", right=1.0, mask_value_zero=0.0)
+
+
+PROBES = [Probe((np.array([1.5, -2.0]),)), Probe((np.array([3.0]),))]
+
+
+def _name(fn):
+    expected = [choices.variant(_toy)(*p.args) for p in PROBES]
+    return choices.name(_toy, PROBES, outcomes(fn, PROBES), expected)
+
+
+def test_one_changed_choice_is_named_by_its_option():
+    assert _name(lambda x: x + 1.0) == ("scale-missing", {"power": "scale_missing"})
+
+
+def test_two_changed_choices_are_named_together():
+    assert _name(lambda x: x ** 3) == ("scale-by-d+mask-value-zero",
+                                       {"power": "scale_by_d", "offset": "mask_value_zero"})
+
+
+def test_an_output_no_neighbour_reproduces_is_not_named():
+    assert _name(lambda x: x ** 2 + 2.0) is None
+
+
+def test_neighbours_the_probes_cannot_tell_apart_are_not_named():
+    def same(x, *, c):  # two options that give the same output, under different names
+        return x * c("factor", right=2.0, scale_missing=1.0, scale_by_d=1.0)
+
+    expected = [x * 2.0 for x in (p.args[0] for p in PROBES)]
+    assert choices.name(same, PROBES, outcomes(lambda x: x, PROBES), expected) is None
+
+
+def test_a_gradient_is_fitted_to_its_own_terms():
+    def grad(x, *, c):
+        return c.terms("dx", first=2 * x, second=np.ones_like(x))
+
+    fitted = choices.fit_terms(grad, PROBES, outcomes(lambda x: 2 * x - 1.0, PROBES), "dx")
+    assert fitted == {"first": 1.0, "second": -1.0}
+    assert choices.fit_terms(grad, PROBES, outcomes(lambda x: 2 * x + 1.0, PROBES), "dx") is None  # it is right
+    assert choices.fit_terms(grad, PROBES, outcomes(lambda x: x ** 2, PROBES), "dx") is None  # no fit
