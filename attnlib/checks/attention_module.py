@@ -269,6 +269,10 @@ def _stray_entry(i, j):
     return (j <= i) | ((i == 1) & (j == 3))
 
 
+def _two_ahead_only(i, j):
+    return (j <= i) | (j == i + 2)
+
+
 def _next_to_last_row_leaks(i, j):
     last = i.shape[0] - 1
     return (j <= i) | ((i == last - 1) & (j == last))
@@ -287,6 +291,7 @@ LEAKY = {
     "finite": Attn("a causal mask with -13 instead of -inf", _causal, hidden=-13.0, flat=True, seed=80),
     "noisy": Attn("causal attention whose outputs carry rounding noise (1e-14) from every row", _causal,
                   noise=1e-14, seed=90),
+    "skip": Attn("a causal mask that also lets row i see row i + 2, but not i + 1", _two_ahead_only, seed=110),
     "loud": Attn("causal attention with outputs near a million, and rounding noise (1e-8) from every row", _causal,
                  noise=1e-8, seed=100, size=1e6),
 }
@@ -301,7 +306,8 @@ LEAK_PROBES = [_leak_probe("causal", 300, 6, 3), _leak_probe("everything", 301, 
                _leak_probe("one_ahead", 304, 4, 2), _leak_probe("chunks", 305, 7, 3),
                _leak_probe("doubling", 306, 8, 3), _leak_probe("stray", 307, 6, 3),
                _leak_probe("next_to_last", 308, 6, 4), _leak_probe("finite", 309, 6, 3),
-               _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3), _leak_probe("loud", 312, 5, 3)]
+               _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3), _leak_probe("loud", 312, 5, 3),
+               _leak_probe("skip", 313, 6, 3)]
 
 
 # named mistakes: the right measurement, read wrongly
@@ -555,7 +561,8 @@ EXERCISES += [
         probes=LEAK_PROBES,
         mistakes=LEAK_MISTAKES,
         verified="the worst distance into the future for causal attention, no mask, masks shifted by one and two, "
-                 "an over-strict mask, chunks, a leak in a single row and one hidden behind a finite mask value",
+                 "an over-strict mask, chunks, a leak in a single row, one that skips a row, one hidden behind a "
+                 "finite mask value and outputs near a million with rounding noise",
         hint1="Causal means output row i depends on rows 0 to i of X only. To find out whether a function keeps "
               "that promise, change one input row and watch which output rows move.",
         hint2="Move one row of a copy of X at a time by a clearly visible amount and compare every output row with "
@@ -607,8 +614,9 @@ REQUIREMENTS = {"tiled_attention": [tiled_memory]}
 DIAGNOSES = {
     # future_leak
     "leak-tolerance-too-loose": "Your count misses a small leak: a later row moved an output row by a few parts "
-                                "in ten million, which numpy's default tolerance calls equal. Any change larger than "
-                                "about one part in a billion is a leak.",
+                                "in ten million, and your measurement called that no change (a tolerance as loose as "
+                                "numpy's default, or a nudge of the input too small to show past yours). Any change "
+                                "larger than about one part in a billion of the largest output is a leak.",
     "leak-one-short": "Your count is one too low: output row i seeing input row i + k is a leak of k, the "
                       "difference of the two row numbers.",
     "leak-last-input-never-moved": "Your loop never moves the last input row, so a leak into the last position is "
@@ -656,8 +664,8 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "leak-tolerance-too-loose": "Look at the tolerance of your comparison, and print the largest change of each "
-                                "output row.",
+    "leak-tolerance-too-loose": "Look at how far you move each row and at the tolerance of your comparison: print "
+                                "the largest change of each output row.",
     "leak-counts-own-row": "Look at what your function returns for causal attention: it should be zero.",
     "leak-one-short": "Work out by hand what a mask shifted by one should give: 1.",
     "leak-last-input-never-moved": "Look at where the range of your loop over the moved rows ends.",

@@ -161,6 +161,8 @@ DIAGNOSES = {
                  "without an axis).",
     "returns-float": "The number is right but it is a float; a count (of operations, bytes or tokens) is an exact int.",
     "extra-axis": "The values are right but the result keeps an extra axis of length 1.",
+    "axis-dropped": "The values are right but an axis of length 1 was dropped (a squeeze, or an integer index): "
+                    "one row, one head or one column is still an axis of the result.",
     "only-one-row": "Only one row was computed; the result needs one row per input row.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
                        "starts or stops one step early.",
@@ -332,6 +334,7 @@ NUDGES = {
     "flattened": "Look at the step that joins or reshapes arrays: does it keep the rows?",
     "returns-float": "Look at the type of the constants in your product.",
     "extra-axis": "Look at how you index the row: a slice keeps the axis, an integer drops it.",
+    "axis-dropped": "Try your function with one row: look for a squeeze or an integer index that drops the axis.",
     "only-one-row": "Look at which rows of the input you use.",
     "loop-off-by-one": "Look at the range of your loop.",
     "input-transposed": "Write the shape of each operand of your product next to it.",

@@ -360,7 +360,8 @@ EXERCISES = [
                 _sample_probe([0.3, 2.2, -1.0, 2.1], 0.0, 0.99),
                 _sample_probe([1.0, 3.0, 3.0, 0.0], 0.0, 0.5),                   # a tie: the first index
                 _sample_probe([1.0, 3.0, 2.0, 2.5], 1e-8, 0.0),                  # almost greedy; u on a boundary
-                _sample_probe([0.0, 3e-7, 2e-7, 0.0], 1e-7, 0.9),                # logits as close as T: T = 1e-7 samples
+                _sample_probe([0.0, 3e-7, 2e-7, 0.0], 1e-7, 0.9),  # logits as close as T: T = 1e-7 samples
+                _sample_probe([1.0, 2.0, 0.0], 1.0, 0.2),  # a small u: the first token, not the most likely one
                 _sample_probe([1e4, 1e4 - 1.0, 1e4 - 3.0, -1e4], 1.0, 0.8),      # huge logits
                 _sample_probe([0.5, -0.5, 1.5], 4.0, 0.97),
                 _sample_probe(rand(1302, 6, scale=2.0), 1.0, float(np.nextafter(1.0, 0.0)))],  # total ends below u

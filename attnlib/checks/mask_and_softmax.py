@@ -76,10 +76,14 @@ def score_steps(Q, K, scale, c, widths=None):
 def weights_steps(Q, K, causal=True, scale=True, *, c, widths=None):
     """A = softmax(mask(Q Kᵀ / sqrt(d))) along each row."""
     S = score_steps(Q, K, scale, c, widths)
-    if c("mask and softmax", right="mask first", mask_after_softmax="softmax first") == "mask first":
+    order = c("mask and softmax", right="mask first", mask_after_softmax="softmax first",
+              mask_after_exponentials="exponentials first")
+    if order == "mask first" or not causal:
         return softmax_steps(mask_steps(S, causal, c), c=c)
-    A = softmax_steps(S, c=c)
-    return A * keep_steps(*S.shape, c) if causal else A
+    if order == "softmax first":
+        return softmax_steps(S, c=c) * keep_steps(*S.shape, c)
+    E = np.exp(S - S.max(axis=-1, keepdims=True)) * keep_steps(*S.shape, c)  # the max over every key, the future too
+    return E / E.sum(axis=-1, keepdims=True)
 
 
 def causal_mask_steps(n, *, c):
@@ -136,7 +140,8 @@ CHOICES = {
     "scale switch": "Look at how your function uses its scale argument.",
     "score width": "Look at the width in your scale: the queries' and keys' own, not d_model.",
     "score product": "Write the shapes of your product: each query against each key, one row per query.",
-    "mask and softmax": "Look at the order of your steps: the mask comes before the softmax.",
+    "mask and softmax": "Look at the order of your steps: the mask comes before the softmax, and before its "
+                        "maximum is taken.",
 }
 
 
@@ -336,6 +341,9 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "mask-after-exponentials": "The future was zeroed after the exponentials, with the maximum taken over every key: "
+                               "when a row's largest score is in its future, every visible exponential underflows "
+                               "to 0 and the row is 0 / 0.",
     "softmax-sum-wrong-axis": "The maximum was subtracted along the right axis, but the sum you divide by runs along "
                               "another one, so the entries along the softmax's axis do not sum to 1.",
     "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved.",

@@ -321,7 +321,7 @@ def _ce_gradient_variants(logits, targets):
     return {"cross-entropy-gradient-not-averaged": G, "cross-entropy-gradient-divided-twice": G / n ** 2,
             "cross-entropy-gradient-sign": -G / n, "cross-entropy-one-hot-missing": softmax(Z) / n,
             "cross-entropy-wrong-axis": (softmax(Z.T).T - _one_hot(targets, vocab)) / n,
-            "cross-entropy-target-columns": (softmax(Z) - every_target) / n}
+            "cross-entropy-gradient-target-columns": (softmax(Z) - every_target) / n}
 
 
 def _cross_entropy_parts(f, seen):
@@ -463,6 +463,8 @@ DIAGNOSES = {
                                    "raises the others.",
     "cross-entropy-log-underflow": "For huge logits the probability of the target underflowed to 0, so its log became "
                                    "minus infinity and the loss infinite.",
+    "cross-entropy-gradient-target-columns": "The gradient subtracted the one in every target column of every "
+                                             "row, instead of in one entry per row: row i's own target.",
     "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of one "
                                     "entry per row.",
     "cross-entropy-loss-per-row": "The loss came back as one number per row; the exercise asks for their mean, a "
@@ -523,6 +525,8 @@ NUDGES = {
     "cross-entropy-gradient-sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
     "cross-entropy-log-underflow": "Look at the probe with huge logits: print the number your code takes the log of.",
     "cross-entropy-target-columns": "Print the shape of the log-probabilities you average: one per row.",
+    "cross-entropy-gradient-target-columns": "Look at the index where your gradient subtracts the one-hot target: "
+                                             "one entry per row.",
     "cross-entropy-loss-per-row": "Look at the shape of your loss: a single number.",
     "cross-entropy-in-bits": "Look at the base of your logarithm.",
     "attention-backward-dk-from-k": "Look at the matrix you multiply dSᵀ by for dK: which one sits beside K in the "

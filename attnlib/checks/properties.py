@@ -222,8 +222,9 @@ def shape_finding(f, seen):
         if g is None or not isinstance(e, np.ndarray):
             continue
         if g.shape != e.shape and g.size == e.size and close(g.reshape(e.shape), e):
-            extra = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]
-            return ("extra-axis" if extra else "flattened"), f"your result has shape {g.shape}, expected {e.shape}"
+            ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
+            found = ("extra-axis" if g.ndim > e.ndim else "axis-dropped") if ones else "flattened"
+            return found, f"your result has shape {g.shape}, expected {e.shape}"
         if e.ndim >= 1 and g.ndim == e.ndim - 1 and g.shape == e.shape[1:]:
             for r in (0, -1):
                 if close(g, e[r]):

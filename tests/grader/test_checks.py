@@ -409,7 +409,14 @@ def test_every_diagnosis_has_a_nudge_that_shows_no_code():
                "uses-attnlib"}
     nudges = checks.diagnoses.NUDGES
     assert set(nudges) <= set(checks.DIAGNOSES)
-    for diagnosis in set(checks.DIAGNOSES) - generic:
+    from_choices = set()  # the ids a pipeline's choice names: that choice's nudge is theirs
+    for ex in checks.EXERCISES.values():
+        if ex.pipeline is not None:
+            for chosen in checks.choices.neighbours(ex.pipeline, ex.probes)[0]:
+                (choice, option), = chosen.items()
+                if checks.registry.CHOICE_NUDGES.get(choice):
+                    from_choices.add(checks.choices.mistake_id(choice, option))
+    for diagnosis in set(checks.DIAGNOSES) - generic - from_choices:
         assert diagnosis in nudges, diagnosis
         assert "np." not in nudges[diagnosis] and "@" not in nudges[diagnosis], diagnosis
 
