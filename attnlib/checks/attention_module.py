@@ -36,6 +36,11 @@ def self_attention_steps(X, Wq, Wk, Wv, Wo=None, causal=True, *, c):
 attention = variant(attention_steps)  # the reference, for the findings below
 
 CHOICES = {
+    "leak comparison": "Look at how you decide that an output row moved: any change larger than rounding noise, "
+                       "judged against the largest output.",
+    "leak nudge": "Look at how far you move each input row: far enough to show in the outputs.",
+    "rows moved": "Look at which input rows your loop moves: every one of them, the last included.",
+    "leak reading": "Work out by hand what a mask shifted by one should give: 1; and causal attention: 0.",
     "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
     "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",
     "output projection": "Look at how your function uses Wo when one is given.",
@@ -176,19 +181,44 @@ FINDINGS = {
 #
 # The probes hand the learner attention functions with known leaks (Attn below); the answer is an int.
 
-def moved_rows(attn, X, seed=0):
+def moved_rows(attn, X, seed=0, moved=None, nudge=None, rows=range):
     """seen[i, j]: output row i of attn moves (by more than 1e-9 of the largest output) when input row j alone
-    is moved by a random vector. The grader's own measurement, shared by the reference and the mistakes."""
+    is moved by a random vector. The grader's own measurement; `moved`, `nudge` and `rows` are the choices of
+    future_leak's pipeline (how a change is judged, how far a row is moved, which rows are)."""
     X = np.array(X, dtype=float)  # a copy: X itself is never written to
     base = np.asarray(attn(X), dtype=float)
     tol = 1e-9 * max(1.0, float(np.abs(base).max()))
+    moved = moved or (lambda out: np.abs(out - base) > tol)
     rng = np.random.default_rng(seed)
     seen = np.zeros((len(base), len(X)), dtype=bool)
-    for j in range(len(X)):
-        moved = X.copy()
-        moved[j] += rng.normal(0.0, 1.0, X.shape[1])
-        seen[:, j] = (np.abs(np.asarray(attn(moved), dtype=float) - base) > tol).any(axis=1)
+    for j in rows(len(X)):
+        shifted = X.copy()
+        shifted[j] += nudge(X.shape[1]) if nudge else rng.normal(0.0, 1.0, X.shape[1])
+        seen[:, j] = moved(np.asarray(attn(shifted), dtype=float)).reshape(len(base), -1).any(axis=1)
     return seen
+
+
+def future_leak_steps(attn, X, *, c):
+    """How far ahead the worst output row sees: measured by moving one input row at a time, then read off."""
+    X = np.asarray(X, dtype=float)
+    base = np.asarray(attn(X), dtype=float)
+    moved = c("leak comparison", right=None, leak_tolerance_too_loose=lambda out: ~np.isclose(out, base),
+              leak_rounding_counted=lambda out: out != base,
+              leak_tolerance_absolute=lambda out: np.abs(out - base) > 1e-9)
+    nudge = c("leak nudge", right=None, leak_never_seen=lambda d: 1e-12)
+    rows = c("rows moved", right=range, leak_last_input_never_moved=lambda n: range(n - 1),
+             leak_last_input_only=lambda n: [n - 1])
+    seen = moved_rows(attn, X, moved=moved, nudge=nudge, rows=rows)
+    i, j = np.nonzero(seen)
+    ahead = j - i  # how far ahead of its own row each moving input sits
+    return c.step("leak reading", right=lambda: int(ahead.max()) if ahead.size and ahead.max() > 0 else 0,
+                  leak_counts_own_row=lambda: int(ahead.max()) + 1 if ahead.size else 0,
+                  leak_one_short=lambda: max(int(ahead.max()) - 1, 0) if ahead.size else 0,
+                  leak_smallest_not_largest=lambda: int(ahead[ahead > 0].min()) if (ahead > 0).any() else 0,
+                  leak_counts_the_past=lambda: int(np.abs(ahead).max()) if ahead.size else 0,
+                  leak_counts_pairs=lambda: int((ahead > 0).sum()),
+                  leak_counts_rows=lambda: int(np.triu(seen, k=1).any(axis=1).sum()),
+                  leak_first_row_only=lambda: int(np.flatnonzero(seen[0]).max(initial=0)))
 
 
 def future_leak(attn, X):
@@ -309,111 +339,6 @@ LEAK_PROBES = [_leak_probe("causal", 300, 6, 3), _leak_probe("everything", 301, 
                _leak_probe("everything", 310, 1, 3), _leak_probe("noisy", 311, 5, 3), _leak_probe("loud", 312, 5, 3),
                _leak_probe("skip", 313, 6, 3)]
 
-
-# named mistakes: the right measurement, read wrongly
-
-def _ahead(attn, X):
-    i, j = np.nonzero(moved_rows(attn, X))
-    return j - i
-
-
-def leak_pairs_counted(attn, X):
-    return int((_ahead(attn, X) > 0).sum())
-
-
-def leak_rows_counted(attn, X):
-    seen = moved_rows(attn, X)
-    return int(np.triu(seen, k=1).any(axis=1).sum())
-
-
-def leak_counts_own_row(attn, X):
-    ahead = _ahead(attn, X)
-    return int(ahead.max()) + 1 if ahead.size else 0
-
-
-def leak_one_short(attn, X):
-    ahead = _ahead(attn, X)
-    return max(int(ahead.max()) - 1, 0) if ahead.size else 0
-
-
-def leak_last_row_never_moved(attn, X):
-    seen = moved_rows(attn, X)[:, :-1]  # the last input row is never moved
-    i, j = np.nonzero(seen)
-    return int(max((j - i).max(), 0)) if i.size else 0
-
-
-def leak_smallest(attn, X):
-    ahead = _ahead(attn, X)
-    return int(ahead[ahead > 0].min()) if (ahead > 0).any() else 0
-
-
-def leak_counts_the_past(attn, X):
-    ahead = _ahead(attn, X)
-    return int(np.abs(ahead).max()) if ahead.size else 0
-
-
-def leak_first_row_only(attn, X):
-    seen = moved_rows(attn, X)
-    return int(np.flatnonzero(seen[0]).max(initial=0))
-
-
-def leak_last_input_only(attn, X):
-    seers = np.flatnonzero(moved_rows(attn, X)[:, -1])  # the output rows that move with the last input row
-    return int(len(X) - 1 - seers.min()) if seers.size else 0
-
-
-def leak_loose_tolerance(attn, X):
-    X = np.array(X, dtype=float)
-    base = attn(X)
-    rng = np.random.default_rng(0)
-    worst = 0
-    for j in range(1, len(X)):
-        moved = X.copy()
-        moved[j] += rng.normal(0.0, 1.0, X.shape[1])
-        out = attn(moved)
-        for i in range(j):
-            if not np.allclose(out[i], base[i]):  # numpy's default tolerance (1e-5) hides a small leak
-                worst = max(worst, j - i)
-    return worst
-
-
-def leak_nudge_too_small(attn, X):
-    X = np.array(X, dtype=float)
-    base = np.asarray(attn(X))
-    tol = 1e-9 * max(1.0, float(np.abs(base).max()))
-    worst = 0
-    for j in range(len(X)):
-        moved = X.copy()
-        moved[j] += 1e-12  # a gradient-check step: the outputs move by about 1e-12, below the tolerance
-        rows = np.flatnonzero((np.abs(np.asarray(attn(moved)) - base) > tol).any(axis=1))
-        worst = max([worst, *(j - rows)])
-    return int(worst)
-
-
-def leak_any_change(attn, X):
-    X = np.array(X, dtype=float)
-    base = np.asarray(attn(X))
-    worst = 0
-    for j in range(len(X)):
-        moved = X.copy()
-        moved[j] += 1.0
-        rows = np.flatnonzero((np.asarray(attn(moved)) != base).any(axis=1))  # rounding noise counts too
-        worst = max([worst, *(j - rows)])
-    return int(worst)
-
-
-LEAK_MISTAKES = [("leak-tolerance-too-loose", leak_loose_tolerance),
-                 ("leak-rounding-counted", leak_any_change),
-                 ("leak-counts-own-row", leak_counts_own_row),
-                 ("leak-counts-the-past", leak_counts_the_past),
-                 ("leak-counts-pairs", leak_pairs_counted),
-                 ("leak-counts-rows", leak_rows_counted),
-                 ("leak-smallest-not-largest", leak_smallest),
-                 ("leak-one-short", leak_one_short),
-                 ("leak-last-input-never-moved", leak_last_row_never_moved),
-                 ("leak-first-row-only", leak_first_row_only),
-                 ("leak-last-input-only", leak_last_input_only),
-                 ("leak-never-seen", leak_nudge_too_small)]
 
 
 # tiled_attention(Q, K, V, causal=True, block=64) -----------------------------------------------------------------
@@ -559,7 +484,7 @@ EXERCISES += [
         name="future_leak",
         reference=future_leak,
         probes=LEAK_PROBES,
-        mistakes=LEAK_MISTAKES,
+        pipeline=future_leak_steps,
         verified="the worst distance into the future for causal attention, no mask, masks shifted by one and two, "
                  "an over-strict mask, chunks, a leak in a single row, one that skips a row, one hidden behind a "
                  "finite mask value and outputs near a million with rounding noise",
@@ -613,6 +538,8 @@ REQUIREMENTS = {"tiled_attention": [tiled_memory]}
 
 DIAGNOSES = {
     # future_leak
+    "leak-tolerance-absolute": "Your threshold is a fixed 1e-9, not 1e-9 of the largest output: on outputs near a "
+                               "million, rounding noise of about 1e-7 passes it and counts as a leak.",
     "leak-tolerance-too-loose": "Your count misses a small leak: a later row moved an output row by a few parts "
                                 "in ten million, and your measurement called that no change (a tolerance as loose as "
                                 "numpy's default, or a nudge of the input too small to show past yours). Any change "

@@ -8,50 +8,35 @@ from .runner import close
 from .spec import Exercise, Probe
 
 
-# project_rows(X, W) ----------------------------------------------------------------------------------------------
+# project_rows and matmul_cost ----------------------------------------------------------------------------------
 
-def x_times_w_transposed(X, W):
-    return X @ W.T
+def project_rows_steps(X, W, *, c):
+    """X' = X @ W: every row projected by the same W."""
+    return c.step("rows product", right=lambda: X @ W, weights_transposed=lambda: X @ W.T,
+                  weights_transposed__columns=lambda: (W @ X.T).T)
 
-
-def w_times_x_transposed(X, W):
-    return (W @ X.T).T
-
-
-# matmul_cost(n, d_in, d_out) -------------------------------------------------------------------------------------
 
 def matmul_cost(n, d_in, d_out):
     """Reference: scalar multiplications in X (n, d_in) @ W (d_in, d_out), an exact Python int."""
     return int(n) * int(d_in) * int(d_out)  # n * d_out dot products of length d_in
 
 
-def outputs_only(n, d_in, d_out):
-    return int(n) * int(d_out)
+def matmul_cost_steps(n, d_in, d_out, *, c):
+    """n * d_out entries, d_in multiplications each, counted in Python ints."""
+    entries = c("entries", right=int(n) * int(d_out), cost_one_row=int(d_out))
+    each = c("per entry", right=int(d_in), cost_counts_outputs=1, cost_counts_additions=2 * int(d_in),
+             cost_counts_only_additions=int(d_in) - 1)
+    return c.step("arithmetic", right=lambda: entries * each, count_rounded=lambda: int(float(entries) * float(each)),
+                  integer_overflow=lambda: int(np.int32(n) * np.int32(d_in) * np.int32(d_out)),
+                  cost_size_used_twice=lambda: int(n) * int(d_in) * int(d_in))
 
 
-def multiplications_and_additions(n, d_in, d_out):
-    return 2 * int(n) * int(d_in) * int(d_out)
-
-
-def additions_only(n, d_in, d_out):
-    return int(n) * (int(d_in) - 1) * int(d_out)
-
-
-def input_size_twice(n, d_in, d_out):
-    return int(n) * int(d_in) * int(d_in)
-
-
-def one_row_only(n, d_in, d_out):
-    return int(d_in) * int(d_out)
-
-
-def in_int32(n, d_in, d_out):
-    with np.errstate(over="ignore"):
-        return int(np.int32(n) * np.int32(d_in) * np.int32(d_out))
-
-
-def through_a_float(n, d_in, d_out):
-    return int(float(n) * float(d_in) * float(d_out))
+CHOICES = {
+    "rows product": "Write the shapes: X is (n, d_in) and W is (d_in, d_out); the result has one row per input row.",
+    "entries": "Count the numbers the result holds: its shape gives them.",
+    "per entry": "Count the multiplications in one entry: a dot product as long as the input rows.",
+    "arithmetic": "Look at the type of the numbers you multiply: Python ints stay exact however large.",
+}
 
 
 def _cost_probe(n, d_in, d_out):
@@ -66,8 +51,7 @@ EXERCISES = [
                 Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), cols=features(6)),
                 Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4)),
                 Probe((rand(13, 1, 3), rand(14, 3, 1)), names=("X", "W"), cols=features(1))],  # one row, one column
-        mistakes=[("weights-transposed", x_times_w_transposed),
-                  ("weights-transposed", w_times_x_transposed)],
+        pipeline=project_rows_steps,
         verified="X @ W for four batches, each row projected on its own, down to one row and one output",
         hint1="Stack the inputs as the rows of X: every row is projected by the same W.",
         hint2="One matrix product handles every row at once: X is (n, d_in) and W is (d_in, d_out), so the "
@@ -81,13 +65,7 @@ EXERCISES = [
         probes=[_cost_probe(5, 4, 3), _cost_probe(1, 1, 1), _cost_probe(3, 7, 2), _cost_probe(6, 1, 9),
                 _cost_probe(1024, 768, 3072),                       # a GPT-2 MLP layer: past int32
                 _cost_probe(10**6 + 1, 10**5 + 3, 10**5 + 7)],      # past 2**53: floats round it
-        mistakes=[("cost-counts-outputs", outputs_only),
-                  ("cost-counts-additions", multiplications_and_additions),
-                  ("cost-one-row", one_row_only),
-                  ("cost-counts-only-additions", additions_only),
-                  ("cost-size-used-twice", input_size_twice),
-                  ("integer-overflow", in_int32),
-                  ("count-rounded", through_a_float)],
+        pipeline=matmul_cost_steps,
         verified="an exact int for small sizes, a GPT-2 layer past int32 and a count past 2**53",
         hint1="Each entry of the result is the dot product of one row of X with one column of W: "
               "one multiplication per input feature. Count the entries, then the multiplications in each.",

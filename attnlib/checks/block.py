@@ -9,31 +9,17 @@ from .properties import causality, failing, intermediates, large_offset, precisi
 from .spec import Exercise, Probe
 
 
-# layer_norm(X, g, b, eps=1e-5) -----------------------------------------------------------------------------------
+# layer_norm, gelu and transformer_block: the block composed of the layer norm's, the heads' and the MLP's steps --
 
-def eps_outside_sqrt(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
-    return (X - mu) / (np.sqrt(var) + eps) * g + b
-
-
-def unbiased_variance(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True, ddof=1)
-    return (X - mu) / np.sqrt(var + eps) * g + b
-
-
-def over_columns(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=0, keepdims=True), X.var(axis=0, keepdims=True)
-    return (X - mu) / np.sqrt(var + eps) * g + b
-
-
-def fixed_eps(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
-    return (X - mu) / np.sqrt(var + 1e-5) * g + b
-
-
-def gain_bias_swapped(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
-    return (X - mu) / np.sqrt(var + eps) * b + g
+def layer_norm_steps(X, g, b, eps=1e-5, *, c):
+    """(X - mean) / sqrt(var + eps) * g + b along each row."""
+    axis = c("norm axis", right=-1, layer_norm_wrong_axis=0)
+    mu = X.mean(axis=axis, keepdims=True)
+    var = X.var(axis=axis, keepdims=True, ddof=c("norm variance", right=0, layer_norm_unbiased_variance=1))
+    eps = c("norm eps", right=eps, layer_norm_eps_ignored=1e-5)
+    r = c.step("norm std", right=lambda: np.sqrt(var + eps), layer_norm_eps_outside_sqrt=lambda: np.sqrt(var) + eps)
+    scale, shift = c("gain and bias", right=(g, b), layer_norm_gain_bias_swapped=(b, g))
+    return (X - mu) / r * scale + shift
 
 
 def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
@@ -43,25 +29,34 @@ def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
                  cols=features(d))
 
 
-# gelu(X) ---------------------------------------------------------------------------------------------------------
-
-def exact_erf(X):
-    return 0.5 * X * (1.0 + np.vectorize(erf)(X / sqrt(2.0)))
-
-
-def sigmoid_approximation(X):
-    return X / (1.0 + np.exp(-1.702 * X))
-
-
-def missing_half(X):
-    return X * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3)))
+def gelu_steps(X, *, c):
+    """GPT-2's tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    inner = np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3)
+    return c.step("gelu formula", right=lambda: 0.5 * X * (1.0 + np.tanh(inner)),
+                  gelu_exact_erf=lambda: 0.5 * X * (1.0 + np.vectorize(erf)(X / sqrt(2.0))),
+                  gelu_sigmoid_approx=lambda: X / (1.0 + np.exp(-1.702 * X)),
+                  gelu_missing_half=lambda: X * (1.0 + np.tanh(inner)),
+                  gelu_relu=lambda: np.maximum(X, 0.0))
 
 
-def relu(X):
-    return np.maximum(X, 0.0)
+def block_steps(X, p, n_heads, causal=True, *, c):
+    """Y = X + MHA(LN1(X)); out = Y + MLP(LN2(Y)), pre-LN. The sub-layers are attnlib's: their own mistakes are
+    their own exercises'."""
+    def ln(H, which):
+        return _ln(H, p, c("second norm", right=which, layer_norm_reused="ln1") if which == "ln2" else which)
 
+    def attend(H):
+        return _attend(H, p, c("block heads", right=n_heads, heads_ignored=1), causal)
 
-# transformer_block(X, p, n_heads, causal=True) -------------------------------------------------------------------
+    def mlp(H):
+        return _mlp(H, p, act=c("mlp activation", right=at.gelu, mlp_missing_gelu=lambda Z: Z))
+
+    if c("norm placement", right="pre", post_ln="post") == "post":
+        Y = ln(X + attend(X), "ln1")
+        return ln(Y + mlp(Y), "ln2")
+    Y = c("attention residual", right=X, residual_missing=0.0) + attend(ln(X, "ln1"))
+    return c("mlp residual", right=Y, residual_missing__mlp=0.0) + mlp(ln(Y, "ln2"))
+
 
 def _attend(H, p, n_heads, causal):
     return at.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
@@ -75,39 +70,21 @@ def _ln(H, p, which):
     return at.layer_norm(H, p[f"{which}_g"], p[f"{which}_b"])
 
 
-def no_attention_residual(X, p, n_heads, causal=True):
-    Y = _attend(_ln(X, p, "ln1"), p, n_heads, causal)
-    return Y + _mlp(_ln(Y, p, "ln2"), p)
-
-
-def no_mlp_residual(X, p, n_heads, causal=True):
-    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
-    return _mlp(_ln(Y, p, "ln2"), p)
-
-
-def no_residuals(X, p, n_heads, causal=True):
-    Y = _attend(_ln(X, p, "ln1"), p, n_heads, causal)
-    return _mlp(_ln(Y, p, "ln2"), p)
-
-
-def post_ln(X, p, n_heads, causal=True):
-    Y = _ln(X + _attend(X, p, n_heads, causal), p, "ln1")
-    return _ln(Y + _mlp(Y, p), p, "ln2")
-
-
-def ln1_reused(X, p, n_heads, causal=True):
-    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
-    return Y + _mlp(_ln(Y, p, "ln1"), p)
-
-
-def mlp_without_gelu(X, p, n_heads, causal=True):
-    Y = X + _attend(_ln(X, p, "ln1"), p, n_heads, causal)
-    return Y + _mlp(_ln(Y, p, "ln2"), p, act=lambda Z: Z)
-
-
-def block_with_one_head(X, p, n_heads, causal=True):
-    Y = X + _attend(_ln(X, p, "ln1"), p, 1, causal)
-    return Y + _mlp(_ln(Y, p, "ln2"), p)
+CHOICES = {
+    "norm axis": "Look at the axis of your mean and variance: along each row, one token's features.",
+    "norm variance": "Look at what your variance divides by: d, the biased variance.",
+    "norm eps": "Look at how your function uses its eps argument.",
+    "norm std": "Look at where eps goes: inside the square root, added to the variance.",
+    "gain and bias": "Look at which of g and b multiplies and which is added.",
+    "gelu formula": "Check three things: the leading half times x, the root of two over pi, and the cubic term "
+                    "inside the tanh.",
+    "second norm": "Look at which parameters your second layer norm uses: ln2's own.",
+    "block heads": "Look at the number of heads your attention runs.",
+    "mlp activation": "Look between the MLP's two matrices: GELU goes there.",
+    "norm placement": "Look at where each layer norm sits: before its sub-layer, on the way in.",
+    "attention residual": "Look at each sub-layer's result: it is added back to the stream it read.",
+    "mlp residual": "Look at each sub-layer's result: it is added back to the stream it read.",
+}
 
 
 def _block_params(seed, d, d_ff):
@@ -130,11 +107,7 @@ EXERCISES = [
         reference=at.layer_norm,
         probes=[_ln_probe(300, 4, 6, 2.0), _ln_probe(310, 3, 5, 3e-3, offset=1e-3), _ln_probe(320, 5, 3, 0.5, eps=0.1),
                 _ln_probe(330, 4, 6, 1.0, shift=1e7)],
-        mistakes=[("layer-norm-eps-outside-sqrt", eps_outside_sqrt),
-                  ("layer-norm-unbiased-variance", unbiased_variance),
-                  ("layer-norm-wrong-axis", over_columns),
-                  ("layer-norm-eps-ignored", fixed_eps),
-                  ("layer-norm-gain-bias-swapped", gain_bias_swapped)],
+        pipeline=layer_norm_steps,
         verified="row-wise mean 0 / variance 1 then * g + b, including nearly constant rows, eps=0.1 and rows "
                  "around ten million (float64 precision)",
         hint1="Work row by row: subtract the row mean, divide by the row standard deviation, "
@@ -149,10 +122,7 @@ EXERCISES = [
         reference=at.gelu,
         probes=[Probe((np.linspace(-4.0, 4.0, 9),), names=("X",), cols=[f"{v:g}" for v in np.linspace(-4, 4, 9)]),
                 Probe((rand(330, 4, 6, scale=2.0),), names=("X",), cols=features(6))],
-        mistakes=[("gelu-exact-erf", exact_erf),
-                  ("gelu-sigmoid-approx", sigmoid_approximation),
-                  ("gelu-missing-half", missing_half),
-                  ("gelu-relu", relu)],
+        pipeline=gelu_steps,
         verified="the tanh-approximate GELU, elementwise, on a line of values and a matrix",
         hint1="GELU weighs each input by the probability that a standard normal value lies below it: it lets "
               "large positive values through, blocks large negative ones, and is smooth near 0.",
@@ -166,13 +136,7 @@ EXERCISES = [
         uses=('layer_norm', 'gelu', 'multi_head_attention'),
         reference=at.transformer_block,
         probes=[_block_probe(400, 5, 6, 2), _block_probe(430, 4, 6, 3, causal=False), _block_probe(460, 3, 4, 2)],
-        mistakes=[("residual-missing", no_attention_residual),
-                  ("post-ln", post_ln),
-                  ("layer-norm-reused", ln1_reused),
-                  ("mlp-missing-gelu", mlp_without_gelu),
-                  ("heads-ignored", block_with_one_head),
-                  ("residual-missing", no_mlp_residual),
-                  ("residual-missing", no_residuals)],
+        pipeline=block_steps,
         verified="pre-LN attention and MLP sub-layers, each added back to its input, for 2 and 3 heads",
         hint1="Two sub-layers, each wrapped the same way: normalise the input, run the sub-layer, "
               "add the result to the input.",

@@ -86,6 +86,18 @@ CHOICES = {
     "greedy": "Look at when your function picks the most likely token: only at temperature 0.",
     "greedy pick": "Of two equal logits, argmax keeps the first: look at how your pick breaks ties.",
     "temperature": "Look at where the temperature enters: the logits are divided by it before the softmax.",
+    "default bytes": "Look at the default of bytes_per_value in your signature: the text gives it.",
+    "bytes per value": "Look at the last factor of your product: bytes, as many as each value takes.",
+    "layers": "Look at which arguments appear in your product: every layer has its own cache.",
+    "batch": "Look at which arguments appear in your product: every sequence of the batch has its own cache.",
+    "keys and values": "Count the caches: one for the keys and one for the values.",
+    "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
+    "cache used": "Look at how each new token's attention is computed: by cache_step, once per token.",
+    "new tokens": "Count the tokens you add: n_new of them.",
+    "position": "Look at the position vector each fed token gets: its own place, counted from 0.",
+    "caches kept": "Look at the caches your loop passes to the next step: the ones cache_step returned.",
+    "read out": "Look at the row that the vocabulary matrix reads: the token's vector plus its attention output.",
+    "returned": "Look at what you return: the whole sequence, prompt first.",
     "pick": "Walk the running total of the probabilities: the answer is the first token where it rises above u.",
 }
 
@@ -167,59 +179,27 @@ def generate(p, prompt, n_new, cache_step):
     return np.array(tokens)
 
 
-def _greedy(p, prompt, n_new, cache_step, position=lambda i: i, logits=lambda x, o: x + o, fresh_caches=False,
-            new=lambda n_new: n_new):
-    """The reference loop with one piece swapped, for the named mistakes."""
+def generate_steps(p, prompt, n_new, cache_step, *, c):
+    """Greedy generation, one cache_step per fed token: the prompt, then each new token but the last."""
+    if c("cache used", right=True, cache_step_not_used=False) is False:
+        tokens = [int(t) for t in prompt]
+        while len(tokens) < len(prompt) + n_new:  # full causal attention over the whole sequence every step
+            X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]  # (t, d)
+            O = attention(X @ p["Wq"], X @ p["Wk"], X @ p["Wv"])
+            tokens.append(int(np.argmax((X[-1] + O[-1]) @ p["W_out"])))
+        return np.array(tokens)
     tokens = [int(t) for t in prompt]
     empty = np.zeros((0, p["Wk"].shape[1])), np.zeros((0, p["Wv"].shape[1]))
     K, V = empty
-    for i in range(len(tokens) + new(n_new) - 1):
-        pos = position(i)
-        x = p["tok_emb"][tokens[i]] + (0.0 if pos is None else p["pos_emb"][pos])
+    for i in range(len(tokens) + c("new tokens", right=n_new, generate_stops_early=max(n_new - 1, 0)) - 1):
+        place = c("position", right=i, positions_not_added=None, positions_off_by_one=i + 1)
+        x = p["tok_emb"][tokens[i]] + (0.0 if place is None else p["pos_emb"][place])
         o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
-        if fresh_caches:
-            K, V = empty
+        K, V = c("caches kept", right=(K, V), cache_not_passed_back=empty)
         if i >= len(prompt) - 1:
-            tokens.append(int(np.argmax(logits(x, o) @ p["W_out"])))
-    return np.array(tokens)
-
-
-def attention_recomputed(p, prompt, n_new, cache_step):
-    """Never calls cache_step: full causal attention over the whole sequence at every step."""
-    tokens = [int(t) for t in prompt]
-    while len(tokens) < len(prompt) + n_new:
-        X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]  # (t, d)
-        O = attention(X @ p["Wq"], X @ p["Wk"], X @ p["Wv"])
-        tokens.append(int(np.argmax((X[-1] + O[-1]) @ p["W_out"])))
-    return np.array(tokens)
-
-
-def attention_output_ignored(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, logits=lambda x, o: x)
-
-
-def positions_not_added(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, position=lambda i: None)
-
-
-def positions_from_one(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, position=lambda i: i + 1)
-
-
-def logits_from_o_alone(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, logits=lambda x, o: o)
-
-
-def caches_not_kept(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, fresh_caches=True)
-
-
-def one_new_token_short(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step, new=lambda n_new: max(n_new - 1, 0))
-
-
-def new_tokens_only(p, prompt, n_new, cache_step):
-    return _greedy(p, prompt, n_new, cache_step)[len(prompt):]
+            h = c("read out", right=x + o, cache_step_not_used__output=x, residual_missing=o)
+            tokens.append(int(np.argmax(h @ p["W_out"])))
+    return c("returned", right=np.array(tokens), generate_prompt_missing=np.array(tokens)[len(prompt):])
 
 
 def _model(seed, vocab, d, max_len):
@@ -241,28 +221,16 @@ def _generate_probe(seed, vocab, d, T, n_new, softer=False):
 
 # kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2) ----------------------------------
 
-def without_factor_2(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return n_layers * n_heads * d_head * seq_len * batch * bytes_per_value
-
-
-def without_batch(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_layers * n_heads * d_head * seq_len * bytes_per_value
-
-
-def without_layers(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_heads * d_head * seq_len * batch * bytes_per_value
-
-
-def in_bits(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value * 8
-
-
-def always_4_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_layers * n_heads * d_head * seq_len * batch * 4
-
-
-def default_4_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=4):
-    return 2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value
+def kv_cache_bytes_steps(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=None, *, c):
+    """2 (a key and a value) · layers · heads · d_head · tokens · batch · bytes per value, a Python int."""
+    if bytes_per_value is None:  # not given: the default
+        bytes_per_value = c("default bytes", right=2, kv_cache_wrong_defaults=4)
+    per_value = c("bytes per value", right=bytes_per_value, kv_cache_wrong_defaults__always=4,
+                  kv_cache_bits_not_bytes=8 * bytes_per_value)
+    layers = c("layers", right=n_layers, kv_cache_ignores_layers=1)
+    sequences = c("batch", right=batch, kv_cache_ignores_batch=1)
+    return c("keys and values", right=2, kv_cache_missing_factor_2=1) * layers * n_heads * d_head * seq_len * \
+        sequences * per_value
 
 
 def _kv_probe(*args, **kw):
@@ -271,49 +239,19 @@ def _kv_probe(*args, **kw):
 
 # max_cached_tokens(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2) ---------------------------
 
-def _per_token(n_layers, n_heads, d_head, batch, bytes_per_value):
-    return 2 * int(n_layers) * int(n_heads) * int(d_head) * int(batch) * int(bytes_per_value)
-
-
 def max_cached_tokens(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
     """Reference: the largest seq_len whose KV cache fits in memory_bytes, an exact Python int (0 if none fits)."""
-    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
+    per_token = 2 * int(n_layers) * int(n_heads) * int(d_head) * int(batch) * int(bytes_per_value)
+    return int(memory_bytes) // per_token
 
 
-def max_tokens_rounded_up(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return -(-int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
-
-
-def max_tokens_rounded(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return round(int(memory_bytes) / _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
-
-
-def max_tokens_strictly_less(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return (int(memory_bytes) - 1) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
-
-
-def max_tokens_through_a_float(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes / _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
-
-
-def max_tokens_without_factor_2(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes) // (n_layers * n_heads * d_head * batch * bytes_per_value)
-
-
-def max_tokens_without_batch(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, 1, bytes_per_value)
-
-
-def max_tokens_without_layers(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes) // _per_token(1, n_heads, d_head, batch, bytes_per_value)
-
-
-def max_tokens_in_bits(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes) // (8 * _per_token(n_layers, n_heads, d_head, batch, bytes_per_value))
-
-
-def max_tokens_default_4_bytes(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=4):
-    return int(memory_bytes) // _per_token(n_layers, n_heads, d_head, batch, bytes_per_value)
+def max_cached_tokens_steps(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=None, *, c):
+    """The whole tokens of kv_cache_bytes' cost per token that fit in memory_bytes."""
+    per_token, m = kv_cache_bytes_steps(n_layers, n_heads, d_head, 1, batch, bytes_per_value, c=c), int(memory_bytes)
+    return c.step("whole tokens", right=lambda: m // per_token,
+                  max_tokens_exact_fit_excluded=lambda: (m - 1) // per_token,
+                  max_tokens_rounded_up=lambda: -(-m // per_token),
+                  max_tokens_rounded_up__nearest=lambda: round(m / per_token), count_rounded=lambda: int(m / per_token))
 
 
 def _max_probe(memory_bytes, *sizes, **kw):
@@ -384,14 +322,7 @@ EXERCISES = [
                 _generate_probe(1120, 11, 8, 4, 3), _generate_probe(1130, 8, 5, 2, 0),
                 _generate_probe(1140, 10, 7, 4, 2), _generate_probe(1180, 9, 4, 2, 6),
                 _generate_probe(1230, 7, 6, 2, 4, softer=True), _generate_probe(1160, 11, 5, 3, 6, softer=True)],
-        mistakes=[("cache-step-not-used", attention_recomputed),
-                  ("cache-step-not-used", attention_output_ignored),
-                  ("positions-not-added", positions_not_added),
-                  ("positions-off-by-one", positions_from_one),
-                  ("residual-missing", logits_from_o_alone),
-                  ("cache-not-passed-back", caches_not_kept),
-                  ("generate-stops-early", one_new_token_short),
-                  ("generate-prompt-missing", new_tokens_only)],
+        pipeline=generate_steps,
         verified="greedy tokens of 8 small random models (prompts of 1 to 4 tokens, 0 to 6 new ones), every token "
                  "fed through the given cache_step with the caches it returned",
         hint1="Generation is a loop over positions. Each token is embedded (its word vector plus its position "
@@ -413,12 +344,7 @@ EXERCISES = [
         probes=[_kv_probe(12, 12, 64, 1024), _kv_probe(32, 32, 128, 4096, batch=3, bytes_per_value=4),
                 _kv_probe(3, 5, 7, 11, batch=13, bytes_per_value=2), _kv_probe(80, 8, 128, 131072, batch=8),
                 _kv_probe(2, 3, 5, 7, batch=2, bytes_per_value=1)],
-        mistakes=[("kv-cache-missing-factor-2", without_factor_2),
-                  ("kv-cache-ignores-batch", without_batch),
-                  ("kv-cache-ignores-layers", without_layers),
-                  ("kv-cache-bits-not-bytes", in_bits),
-                  ("kv-cache-wrong-defaults", always_4_bytes),
-                  ("kv-cache-wrong-defaults", default_4_bytes)],
+        pipeline=kv_cache_bytes_steps,
         verified="an exact int for GPT-2 small, a 7B-class shape, odd sizes and a 128k-token batch",
         hint1="Count the numbers stored: for every layer, head, token and sequence, one key and one value "
               "of d_head numbers.",
@@ -440,15 +366,7 @@ EXERCISES = [
                 _max_probe(2**40, 80, 8, 128),
                 _max_probe(141 * 10**9, 80, 8, 128, batch=4, bytes_per_value=1),
                 _max_probe(2310 * 2**60 - 1, 3, 5, 7, batch=11, bytes_per_value=1)],  # past 2**53
-        mistakes=[("max-tokens-exact-fit-excluded", max_tokens_strictly_less),
-                  ("max-tokens-rounded-up", max_tokens_rounded_up),
-                  ("max-tokens-rounded-up", max_tokens_rounded),
-                  ("count-rounded", max_tokens_through_a_float),
-                  ("kv-cache-missing-factor-2", max_tokens_without_factor_2),
-                  ("kv-cache-ignores-batch", max_tokens_without_batch),
-                  ("kv-cache-ignores-layers", max_tokens_without_layers),
-                  ("kv-cache-bits-not-bytes", max_tokens_in_bits),
-                  ("kv-cache-wrong-defaults", max_tokens_default_4_bytes)],
+        pipeline=max_cached_tokens_steps,
         verified="exact ints for a 7B-class model on 80 GiB, exact fits, a cache too big for even one token and "
                  "an answer past 2**60",
         hint1="Every token adds the same number of bytes to the cache, whatever the length: the cache grows in "
@@ -605,7 +523,8 @@ def fit_finding(f, seen):
         if o.kind != "ok" or close(got, e) or not isinstance(got, (int, np.integer)) or isinstance(got, bool):
             continue
         memory, (n_layers, n_heads, d_head) = p.args[0], p.args[1:4]
-        per = _per_token(n_layers, n_heads, d_head, p.kwargs.get("batch", 1), p.kwargs.get("bytes_per_value", 2))
+        per = at.kv_cache_bytes(n_layers, n_heads, d_head, 1, p.kwargs.get("batch", 1),
+                                p.kwargs.get("bytes_per_value", 2))
         n = int(got)
         if n * per > memory:
             return "max-tokens-does-not-fit", (f"a cache of {n:,} tokens needs {n * per:,} bytes, more than the "

@@ -2,24 +2,17 @@
 import numpy as np
 
 import attnlib as at
+from .mask_and_softmax import product_steps
 from .probes import rand
 from .properties import argument_mixups, intermediates
 from .spec import Exercise, Probe
 
 
-def kq_instead_of_qk(Q, K):
-    return K @ Q.T
+def similarity_steps(Q, K, *, c):
+    """S = Q Kᵀ, unscaled: the scores' own product, and no scale yet (a learner may scale already)."""
+    S = product_steps(Q, K, c)
+    return S / c("similarity scale", right=1.0, similarity_scaled=np.sqrt(Q.shape[-1]))
 
-
-def k_not_transposed(Q, K):
-    return Q @ K
-
-
-def scaled_already(Q, K):
-    return Q @ K.T / np.sqrt(Q.shape[1])
-
-
-# learned_scores(X, Wq, Wk) --------------------------------------------------------------------------------------
 
 def learned_scores(X, Wq, Wk):
     """Reference: S (n, n) = (X Wq)(X Wk)^T, unscaled and unmasked."""
@@ -27,20 +20,16 @@ def learned_scores(X, Wq, Wk):
     return Q @ K.T  # (n, n): row i is query i against every key
 
 
-def keys_against_queries(X, Wq, Wk):
-    return (X @ Wk) @ (X @ Wq).T
+def learned_scores_steps(X, Wq, Wk, *, c):
+    """S = (X Wq)(X Wk)ᵀ."""
+    Q, K = c.step("projections", right=lambda: (X @ Wq, X @ Wk), projection_missing=lambda: (X, X),
+                  weights_transposed=lambda: (X @ Wq.T, X @ Wk.T))
+    return similarity_steps(Q, K, c=c)
 
 
-def scores_already_scaled(X, Wq, Wk):
-    return (X @ Wq) @ (X @ Wk).T / np.sqrt(Wq.shape[1])
-
-
-def raw_rows_compared(X, Wq, Wk):
-    return X @ X.T
-
-
-def weights_read_transposed(X, Wq, Wk):
-    return (X @ Wq.T) @ (X @ Wk.T).T  # PyTorch's (d, d_model) layout: only square weights run
+CHOICES = {
+    "similarity scale": "similarity is the raw product: look for a division, which comes later.",
+}
 
 
 def _xqk(seed, n, d_model, d, dtype=float):
@@ -55,9 +44,7 @@ EXERCISES = [
         probes=[Probe((rand(60, 3, 4), rand(61, 5, 4)), names=("Q", "K")),
                 Probe((rand(62, 6, 2), rand(63, 3, 2)), names=("Q", "K")),
                 Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K"))],
-        mistakes=[("kq-instead-of-qk", kq_instead_of_qk),
-                  ("k-not-transposed", k_not_transposed),
-                  ("similarity-scaled", scaled_already)],
+        pipeline=similarity_steps,
         verified="every query-key dot product, for n_q != n_k != d",
         hint1="Entry (i, j) is the dot product of query i with key j: how well key j matches what query i looks for.",
         hint2="Q is (n_q, d) and K is (n_k, d): the inner sizes of a product must meet, so swap the two axes "
@@ -70,10 +57,7 @@ EXERCISES = [
         reference=learned_scores,
         probes=[_xqk(160, 5, 4, 3), _xqk(163, 3, 6, 2), _xqk(166, 4, 4, 4), _xqk(169, 6, 3, 5),
                 _xqk(172, 4, 5, 3, np.float32)],
-        mistakes=[("kq-instead-of-qk", keys_against_queries),
-                  ("similarity-scaled", scores_already_scaled),
-                  ("projection-missing", raw_rows_compared),
-                  ("weights-transposed", weights_read_transposed)],
+        pipeline=learned_scores_steps,
         verified="(X Wq)(X Wk)ᵀ, queries on the rows, for d_model != d, square weights and float32",
         hint1="Each token plays two roles: projected with Wq it asks a question (its query), projected with "
               "Wk it offers an answer (its key). Score (i, j) compares token i's query with token j's key.",

@@ -64,9 +64,15 @@ def scale_steps(d, c):
              power_precedence=np.float64(d ** -1 / 2))
 
 
+def product_steps(Q, K, c):
+    """Q Kᵀ (n_q, n_k): every query against every key."""
+    return c.step("score product", right=lambda: Q @ K.T, kq_instead_of_qk=lambda: K @ Q.T,
+                  k_not_transposed=lambda: Q @ K)
+
+
 def score_steps(Q, K, scale, c, widths=None):
     """Q Kᵀ, times 1 / sqrt(d) when scale (widths: {option: width} a learner may take for d instead, d_model say)."""
-    S = c.step("score product", right=lambda: Q @ K.T, kq_instead_of_qk=lambda: K @ Q.T, k_not_transposed=lambda: Q @ K)
+    S = product_steps(Q, K, c)
     if not c("scale switch", right=scale, scale_ignored=True):
         return S
     d = c("score width", right=Q.shape[-1], **widths) if widths else Q.shape[-1]
@@ -206,7 +212,10 @@ EXERCISES = [
 # property findings (properties.py) -------------------------------------------------------------------------------
 
 def mask_pattern(f, seen):
-    """Read the mistake off the mask itself: its dtype, and which positions it leaves visible."""
+    """Read the mistake off the mask itself: its dtype, and which positions it leaves visible; only for masks of
+    the right shape on every probe (a mask of one fixed size says nothing about positions)."""
+    if any(o.kind == "ok" and np.shape(o.value) != np.shape(e) for _p, o, e in seen):
+        return None
     for _p, o, e in seen:
         if o.kind != "ok" or not isinstance(o.value, np.ndarray) or o.value.shape != e.shape:
             continue

@@ -7,56 +7,39 @@ from .properties import causality, count_factor, counts_along_columns, failing, 
 from .spec import Exercise, Probe
 
 
-# uniform_causal_weights(n) ---------------------------------------------------------------------------------------
+# uniform_causal_weights and causal_average: which rows count, and what they are divided by ----------------------
 
-def _rows_normalised(M):
-    return M / M.sum(axis=1, keepdims=True)
-
-
-def upper_triangle(n):
-    return _rows_normalised(np.triu(np.ones((n, n))))
-
-
-def below_diagonal_only(n):
-    return _rows_normalised(np.tril(np.ones((n, n)), -1))
+def uniform_weights_steps(n, *, c):
+    """A (n, n): row i gives 1/(i+1) to columns 0..i."""
+    i, j = np.indices((n, n))
+    keep = c("rows mixed", right=j <= i, mask_hides_past=j >= i, mask_hides_diagonal=j < i) * 1.0
+    count = c.step("divided by", right=lambda: keep.sum(axis=1, keepdims=True), weights_not_normalised=lambda: 1.0,
+                   normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1))
+    A = keep / count
+    return c("layout", right=A, output_transposed=A.T)
 
 
-def ones_not_averaged(n):
-    return np.tril(np.ones((n, n)))
+def causal_average_steps(V, *, c):
+    """Row i = the mean of rows 0..i of V."""
+    n = len(V)
+    total = c.step("running sum", right=lambda: np.cumsum(V, axis=0),
+                   average_over_all_rows=lambda: np.broadcast_to(V.sum(axis=0), V.shape) + 0.0,
+                   mask_hides_past=lambda: np.cumsum(V[::-1], axis=0)[::-1],
+                   average_over_columns=lambda: np.cumsum(V, axis=1))
+    return total / c.step("count", right=lambda: np.arange(1, n + 1)[:, None], weights_not_normalised=lambda: 1.0,
+                          off_by_one_count=lambda: np.arange(n)[:, None],
+                          average_over_all_rows=lambda: np.full((n, 1), float(n)),
+                          mask_hides_past=lambda: np.arange(n, 0, -1)[:, None],
+                          average_over_columns=lambda: np.arange(1, V.shape[1] + 1))
 
 
-def every_row_over_n(n):
-    return np.tril(np.ones((n, n))) / n
-
-
-def transposed_weights(n):
-    return _rows_normalised(np.tril(np.ones((n, n)))).T
-
-
-def divided_by_column_count(n):
-    return np.tril(np.ones((n, n))) / np.arange(1, n + 1)  # (n,) lines up with the columns
-
-
-# causal_average(V) -----------------------------------------------------------------------------------------------
-
-def mean_of_all_rows(V):
-    return np.broadcast_to(V.mean(axis=0), V.shape).copy()
-
-
-def running_sum(V):
-    return np.cumsum(V, axis=0)
-
-
-def running_sum_over_i(V):
-    return np.cumsum(V, axis=0) / np.arange(V.shape[0])[:, None]  # row 0 divides by 0
-
-
-def mean_of_later_rows(V):
-    return (np.cumsum(V[::-1], axis=0) / np.arange(1, V.shape[0] + 1)[:, None])[::-1]
-
-
-def running_mean_of_columns(V):
-    return np.cumsum(V, axis=1) / np.arange(1, V.shape[1] + 1)
+CHOICES = {
+    "rows mixed": "Look at which columns row i keeps: the token itself and everything before it.",
+    "divided by": "Add up one row of your weights: each row must sum to 1, over the i + 1 tokens it mixes.",
+    "layout": "Look at which axis is the query: rows are the tokens that mix, columns the tokens they read.",
+    "running sum": "Look at the axis and the direction of your running sum: down the rows, from the first token.",
+    "count": "Look at what row i is divided by: the number of rows it adds up, i + 1.",
+}
 
 
 EXERCISES = [
@@ -64,12 +47,7 @@ EXERCISES = [
         name="uniform_causal_weights",
         reference=at.uniform_causal_weights,
         probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (4, 6, 3)],
-        mistakes=[("mask-hides-past", upper_triangle),
-                  ("mask-hides-diagonal", below_diagonal_only),
-                  ("weights-not-normalised", ones_not_averaged),
-                  ("normalised-by-n", every_row_over_n),
-                  ("output-transposed", transposed_weights),
-                  ("normalised-by-column", divided_by_column_count)],
+        pipeline=uniform_weights_steps,
         verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3",
         hint1="Row i mixes tokens 0..i equally, and gives nothing to later tokens.",
         hint2="Start from a lower-triangular matrix of ones, the diagonal included, then divide each row by "
@@ -84,11 +62,7 @@ EXERCISES = [
                 Probe((rand(51, 4, 7),), names=("V",), cols=features(7, "v")),
                 Probe((rand(52, 6, 2),), names=("V",), cols=features(2, "v")),
                 Probe((rand(53, 16, 3),), names=("V",), cols=features(3, "v"))],
-        mistakes=[("average-over-all-rows", mean_of_all_rows),
-                  ("weights-not-normalised", running_sum),
-                  ("off-by-one-count", running_sum_over_i),
-                  ("mask-hides-past", mean_of_later_rows),
-                  ("average-over-columns", running_mean_of_columns)],
+        pipeline=causal_average_steps,
         verified="row i = mean of rows 0..i on four V of different shapes, up to 16 rows",
         hint1="Row i of the result is the average of rows 0..i of V: the token itself and everything before it.",
         hint2="Either multiply the uniform causal weights with V, or take a running sum down the rows (the "

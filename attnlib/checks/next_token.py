@@ -18,20 +18,12 @@ from .spec import Exercise, Probe
 
 # next_token_logits(H, W_vocab) -----------------------------------------------------------------------------------
 
-def first_row(H, W_vocab):
-    return H[0] @ W_vocab
-
-
-def every_row(H, W_vocab):
-    return H @ W_vocab
-
-
-def probabilities(H, W_vocab):
-    return softmax(H[-1] @ W_vocab)
-
-
-def mean_row(H, W_vocab):
-    return H.mean(axis=0) @ W_vocab
+def next_token_logits_steps(H, W_vocab, *, c):
+    """logits (vocab,) = H[-1] @ W_vocab: the last position predicts the next token."""
+    h = c.step("which row", right=lambda: H[-1], first_row_not_last=lambda: H[0], logits_for_every_row=lambda: H,
+               mean_of_rows=lambda: H.mean(axis=0))
+    z = h @ W_vocab
+    return c.step("raw scores", right=lambda: z, softmax_applied_to_logits=lambda: softmax(z))
 
 
 # softmax_backward(A, dA) -----------------------------------------------------------------------------------------
@@ -75,40 +67,25 @@ def _ce_grad(logits, targets):
     return softmax(logits) - _one_hot(targets, logits.shape[1])
 
 
-def ce_summed(logits, targets):
-    return _picked(logits, targets).sum(), _ce_grad(logits, targets)
-
-
-def ce_gradient_not_divided(logits, targets):
-    return _picked(logits, targets).mean(), _ce_grad(logits, targets)
-
-
-def ce_no_one_hot(logits, targets):
-    return _picked(logits, targets).mean(), softmax(logits) / len(targets)
-
-
-def ce_gradient_sign_flipped(logits, targets):
-    return _picked(logits, targets).mean(), -_ce_grad(logits, targets) / len(targets)
-
-
-def ce_log_of_probability(logits, targets):
-    P = softmax(logits)
-    return -np.log(P[np.arange(len(targets)), targets]).mean(), _ce_grad(logits, targets) / len(targets)
-
-
-def ce_exp_without_max(logits, targets):
-    E = np.exp(logits)
-    P = E / E.sum(axis=1, keepdims=True)
-    loss = np.mean(np.log(E.sum(axis=1)) - logits[np.arange(len(targets)), targets])
-    return loss, (P - _one_hot(targets, logits.shape[1])) / len(targets)
-
-
-def ce_target_columns(logits, targets):
-    return -_log_probs(logits)[:, targets].mean(), _ce_grad(logits, targets) / len(targets)
-
-
-def ce_loss_per_row(logits, targets):
-    return _picked(logits, targets), _ce_grad(logits, targets) / len(targets)
+def cross_entropy_steps(logits, targets, *, c):
+    """(mean_i -log softmax(logits)[i, targets[i]], (softmax - one_hot) / n)."""
+    Z = np.asarray(logits, dtype=float)
+    n, vocab = Z.shape
+    top = c("logits max", right=Z.max(axis=1, keepdims=True), softmax_no_max_subtraction=0.0)
+    E = np.exp(Z - top)
+    total = E.sum(axis=1, keepdims=True)
+    P = E / total
+    log_p = c.step("log probability", right=lambda: Z - top - np.log(total),
+                   cross_entropy_log_underflow=lambda: np.log(P))
+    picked = c.step("picked", right=lambda: -log_p[np.arange(n), targets],
+                    cross_entropy_target_columns=lambda: -log_p[:, targets])
+    reduce, divisor = c("loss reduction", right=(np.mean, n), cross_entropy_not_averaged=(np.sum, 1),
+                        cross_entropy_loss_per_row=(lambda v: v, n))
+    target = c.step("gradient target", right=lambda: np.eye(vocab)[targets],
+                    cross_entropy_one_hot_missing=lambda: np.zeros_like(P))
+    divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
+                cross_entropy_gradient_divided_twice=divisor * n)
+    return reduce(picked), c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
 
 
 def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
@@ -178,10 +155,7 @@ EXERCISES = [
         reference=at.next_token_logits,
         probes=[Probe((rand(500, 5, 6), rand(501, 6, 9)), names=("H", "W_vocab"), cols=features(9, "w")),
                 Probe((rand(502, 3, 4), rand(503, 4, 7)), names=("H", "W_vocab"), cols=features(7, "w"))],
-        mistakes=[("first-row-not-last", first_row),
-                  ("logits-for-every-row", every_row),
-                  ("softmax-applied-to-logits", probabilities),
-                  ("mean-of-rows", mean_row)],
+        pipeline=next_token_logits_steps,
         verified="the last row of H times W_vocab, for two vocabulary sizes",
         hint1="Only the last position predicts the next token: after it, nothing has been seen yet.",
         hint2="Only one row of H matters here. Multiply it by the vocabulary matrix and check that the result "
@@ -193,14 +167,7 @@ EXERCISES = [
         reference=at.cross_entropy,
         probes=[_ce_probe(520, 4, 6, [1, 0, 5, 1]), _ce_probe(522, 3, 5, [4, 4, 2], scale=1.0),
                 _ce_probe(524, 5, 7, [0, 6, 3, 3, 2], dtype=np.float32), _ce_probe(526, 3, 6, scale=1e4)],
-        mistakes=[("softmax-no-max-subtraction", ce_exp_without_max),
-                  ("cross-entropy-log-underflow", ce_log_of_probability),
-                  ("cross-entropy-not-averaged", ce_summed),
-                  ("cross-entropy-gradient-not-averaged", ce_gradient_not_divided),
-                  ("cross-entropy-one-hot-missing", ce_no_one_hot),
-                  ("cross-entropy-gradient-sign", ce_gradient_sign_flipped),
-                  ("cross-entropy-target-columns", ce_target_columns),
-                  ("cross-entropy-loss-per-row", ce_loss_per_row)],
+        pipeline=cross_entropy_steps,
         verified="the mean of -log softmax(logits)[target] and its gradient (softmax - one_hot) / n, with a repeated "
                  "target, float32 logits and logits around 10,000 whose targets have probability 0.0 in floats",
         hint1="Each row is scored by how surprised the model is by the right word: minus the log of the probability "
@@ -427,6 +394,15 @@ FINDINGS = {
 
 
 CHOICES = {
+    "which row": "Only one row of H predicts the next token: the last position's.",
+    "raw scores": "Look at what you return: raw scores, one per word, with no softmax.",
+    "logits max": "Look at what you subtract before the exponential: each row's largest logit.",
+    "log probability": "Look at the number you take the log of: for huge logits a probability rounds to 0.",
+    "picked": "Print the shape of what you average: one log-probability per row, at its own target.",
+    "loss reduction": "Look at how the rows' losses become one number: their mean.",
+    "gradient target": "Add up one row of your gradient: it should come to zero.",
+    "gradient average": "Count the divisions by n on the way to your gradient: the loss's mean brings one.",
+    "gradient sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
     "softmax backward factor": "Look at what multiplies each entry of dS: the softmax's own output A.",
     "softmax backward sum": "Look at the axis of the sum shared by a row: the one that holds one query's weights.",
     "softmax-backward": "Each entry of dS keeps its own share and subtracts its row's A-weighted sum: look at both "

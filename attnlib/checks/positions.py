@@ -12,31 +12,15 @@ def embed(tokens, tok_emb, pos_emb):
     return tok_emb[tokens] + pos_emb[:n]  # (n, d_model): row i is word tokens[i] at place i
 
 
-# named mistakes ---------------------------------------------------------------------------------------------------
-
-def positions_not_added(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens]
-
-
-def positions_by_token_id(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens] + pos_emb[tokens]
-
-
-def positions_from_the_end(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens] + pos_emb[len(pos_emb) - len(tokens):]  # the last n rows of the table
-
-
-def positions_counted_from_one(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens] + pos_emb[1:len(tokens) + 1]
-
-
-def words_by_position(tokens, tok_emb, pos_emb):
+def embed_steps(tokens, tok_emb, pos_emb, *, c):
+    """X = tok_emb[tokens] + pos_emb[:n]: the word's row plus its place's row."""
     n = len(tokens)
-    return tok_emb[:n] + pos_emb[:n]  # rows 0..n-1 of the word table, whatever the tokens
-
-
-def positions_concatenated(tokens, tok_emb, pos_emb):
-    return np.concatenate([tok_emb[tokens], pos_emb[:len(tokens)]], axis=1)
+    words = c("word rows", right=tok_emb[tokens], words_by_position=tok_emb[:n])
+    places = c.step("position rows", right=lambda: pos_emb[:n], positions_by_token_id=lambda: pos_emb[tokens],
+                    positions_from_the_end=lambda: pos_emb[len(pos_emb) - n:],
+                    positions_off_by_one=lambda: pos_emb[1:n + 1])
+    return c.step("word and place", right=lambda: words + places, positions_not_added=lambda: words,
+                  positions_concatenated=lambda: np.concatenate([words, places], axis=1))
 
 
 # probes -----------------------------------------------------------------------------------------------------------
@@ -59,12 +43,7 @@ EXERCISES = [
         name="embed",
         reference=embed,
         probes=[_probe(S1, VOCAB, 800, 4, 10), _probe(S2, VOCAB, 802, 5, 12), _probe(S3, VOCAB, 804, 3, 3)],
-        mistakes=[("positions-not-added", positions_not_added),
-                  ("positions-by-token-id", positions_by_token_id),
-                  ("positions-from-the-end", positions_from_the_end),
-                  ("positions-off-by-one", positions_counted_from_one),
-                  ("words-by-position", words_by_position),
-                  ("positions-concatenated", positions_concatenated)],
+        pipeline=embed_steps,
         verified="tok_emb[tokens] + pos_emb[:n] for three sentences: repeated words, a position table longer than "
                  "the sentence and one exactly as long",
         hint1="Each row of X says two things: which word it is (a row of tok_emb) and where it stands (a row of "
@@ -89,53 +68,41 @@ def sinusoidal_positions(n, d):
     return P
 
 
-def _sinusoid(n, d, t0=0, pair=lambda i, d: 2 * i / d, base=10000.0, first=np.sin, second=np.cos,
-              interleaved=True, divide=True):
-    """The table with one piece swapped; the defaults give the right one."""
-    t = np.arange(t0, t0 + n)[:, None]
-    f = base ** pair(np.arange(d // 2), d)
-    angle = t / f if divide else t * f
-    if not interleaved:
-        return np.hstack([first(angle), second(angle)])
+def sinusoid_steps(n, d, *, c):
+    """P (n, d): column pair i turns at 1 / 10000^(2i/d) radians per position, sin in the even column, cos in the
+    odd one."""
+    t = np.arange(n)[:, None] + c("first position", right=0, sinusoid_positions_from_one=1)  # (n, 1)
+    i = np.arange(d // 2)
+    exponent = c("pair exponent", right=2 * i / d, sinusoid_pair_index_not_doubled=i / d,
+                 sinusoid_one_frequency=(2 * i) // d)
+    f = c("base", right=10000.0, sinusoid_wrong_base=1000.0) ** exponent  # (d/2,)
+    angle = c("angle", right=t / f, sinusoid_frequencies_inverted=t * f)
+    even, odd = c("sin and cos", right=(np.sin, np.cos), sinusoid_sin_cos_swapped=(np.cos, np.sin))
+    if c("column layout", right="pairs", sinusoid_halves_not_interleaved="halves") == "halves":
+        return np.hstack([even(angle), odd(angle)])
+    if c("frequency per", right="pair", sinusoid_frequency_per_column="column") == "column":
+        k = np.arange(d)[None, :]
+        angle = t / 10000.0 ** (k / d)
+        angle_even, angle_odd = angle[:, 0::2], angle[:, 1::2]
+    else:
+        angle_even = angle_odd = angle
     P = np.empty((n, d))
-    P[:, 0::2], P[:, 1::2] = first(angle), second(angle)
+    P[:, 0::2], P[:, 1::2] = even(angle_even), odd(angle_odd)
     return P
 
 
-def sin_cos_swapped(n, d):
-    return _sinusoid(n, d, first=np.cos, second=np.sin)
-
-
-def halves_not_interleaved(n, d):
-    return _sinusoid(n, d, interleaved=False)
-
-
-def pair_index_not_doubled(n, d):
-    return _sinusoid(n, d, pair=lambda i, d: i / d)
-
-
-def frequency_per_column(n, d):
-    P = np.empty((n, d))
-    t, k = np.arange(n)[:, None], np.arange(d)[None, :]
-    angle = t / 10000.0 ** (k / d)  # every column its own frequency, the cos columns one step off
-    P[:, 0::2], P[:, 1::2] = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])
-    return P
-
-
-def frequencies_inverted(n, d):
-    return _sinusoid(n, d, divide=False)
-
-
-def positions_from_one(n, d):
-    return _sinusoid(n, d, t0=1)
-
-
-def pair_index_floored(n, d):
-    return _sinusoid(n, d, pair=lambda i, d: (2 * i) // d)  # 2i // d is 0 for every pair: one frequency
-
-
-def wrong_base(n, d):
-    return _sinusoid(n, d, base=1000.0)
+CHOICES = {
+    "word rows": "Look at which rows of the word table you take: the token ids pick them.",
+    "position rows": "Look at which rows of the position table you take: the places 0, 1, ..., n-1.",
+    "word and place": "Look at how the word vector and the position vector are combined: added, the same width.",
+    "first position": "Look at row 0 of your table: the first token sits at position 0.",
+    "pair exponent": "Look at the exponent of pair i: 2i over d, a fraction.",
+    "base": "Look at the number raised to the exponent.",
+    "angle": "Look at how the position and the frequency combine: the first pair turns fastest.",
+    "sin and cos": "Look at row 0 of your table: 0, 1, 0, 1, ...",
+    "column layout": "Look at which columns a pair takes: 2i and 2i + 1, side by side.",
+    "frequency per": "Look at which columns share a frequency: the two of one pair.",
+}
 
 
 def _sin_probe(n, d):
@@ -146,14 +113,7 @@ EXERCISES.append(Exercise(
     name="sinusoidal_positions",
     reference=sinusoidal_positions,
     probes=[_sin_probe(6, 4), _sin_probe(5, 8), _sin_probe(1, 2), _sin_probe(3, 6), _sin_probe(40, 16)],
-    mistakes=[("sinusoid-sin-cos-swapped", sin_cos_swapped),
-              ("sinusoid-halves-not-interleaved", halves_not_interleaved),
-              ("sinusoid-pair-index-not-doubled", pair_index_not_doubled),
-              ("sinusoid-frequency-per-column", frequency_per_column),
-              ("sinusoid-frequencies-inverted", frequencies_inverted),
-              ("sinusoid-positions-from-one", positions_from_one),
-              ("sinusoid-wrong-base", wrong_base),
-              ("sinusoid-one-frequency", pair_index_floored)],
+    pipeline=sinusoid_steps,
     verified="sin on the even columns and cos on the odd ones, one frequency per pair, for tables from (1, 2) "
              "to (40, 16)",
     hint1="Each pair of columns is a clock hand turning at its own speed: the first pair turns fastest (one radian "

@@ -7,41 +7,30 @@ from .properties import intermediates
 from .spec import Exercise, Probe
 
 
-# project(x, W) ---------------------------------------------------------------------------------------------------
+# project and compose: the order of a product's operands, written once --------------------------------------------
 
-def w_times_x(x, W):
-    return W @ x
+def project_steps(x, W, *, c):
+    """x' = x @ W, (d_out,)."""
+    return c.step("product", right=lambda: x @ W, weights_transposed=lambda: W @ x)
 
-
-# compose(W1, W2) -------------------------------------------------------------------------------------------------
 
 def compose(W1, W2):
     """Reference: the one matrix W (d_in, d_out) with x @ W1 @ W2 == x @ W for every x."""
     return W1 @ W2  # (d_in, d_mid) @ (d_mid, d_out) -> (d_in, d_out)
 
 
-def second_matrix_first(W1, W2):
-    return W2 @ W1
+def compose_steps(W1, W2, *, c):
+    """W = W1 @ W2: first W1, then W2."""
+    return c.step("product", right=lambda: W1 @ W2, compose_order_swapped=lambda: W2 @ W1,
+                  compose_elementwise=lambda: W1 * W2, compose_added=lambda: W1 + W2,
+                  output_transposed=lambda: (W1 @ W2).T, sum_stops_short=lambda: W1[:, :-1] @ W2[:-1],
+                  weights_transposed=lambda: W1 @ W2.T)
 
 
-def entry_by_entry(W1, W2):
-    return W1 * W2
-
-
-def matrices_added(W1, W2):
-    return W1 + W2
-
-
-def composed_transposed(W1, W2):
-    return (W1 @ W2).T
-
-
-def middle_sum_stops_short(W1, W2):
-    return W1[:, :-1] @ W2[:-1]  # the last middle feature never contributes
-
-
-def second_weight_transposed(W1, W2):
-    return W1 @ W2.T  # W2 read as (d_out, d_mid): only square W2 run
+CHOICES = {
+    "product": "Write the shape of each operand and of the result, in the order you multiply: a row vector times "
+               "W, then the next matrix.",
+}
 
 
 def _pair(seed, d_in, d_mid, d_out, dtype=float):
@@ -56,7 +45,7 @@ EXERCISES = [
         probes=[Probe((rand(1, 4), rand(2, 4, 3)), names=("x", "W"), cols=features(3)),
                 Probe((rand(3, 2), rand(4, 2, 5)), names=("x", "W"), cols=features(5)),
                 Probe((rand(5, 3), rand(6, 3, 3)), names=("x", "W"), cols=features(3))],
-        mistakes=[("weights-transposed", w_times_x)],
+        pipeline=project_steps,
         verified="x @ W for three (x, W) pairs, square and non-square",
         hint1="A projection makes each output feature a weighted sum of the input features; the weights of "
               "output feature j are the entries of column j of W.",
@@ -70,12 +59,7 @@ EXERCISES = [
         reference=compose,
         probes=[_pair(100, 4, 3, 5), _pair(102, 3, 3, 3), _pair(104, 2, 6, 2), _pair(106, 5, 1, 3),
                 _pair(108, 4, 4, 4, np.float32), _pair(110, 3, 5, 3)],
-        mistakes=[("compose-order-swapped", second_matrix_first),
-                  ("compose-elementwise", entry_by_entry),
-                  ("compose-added", matrices_added),
-                  ("output-transposed", composed_transposed),
-                  ("sum-stops-short", middle_sum_stops_short),
-                  ("weights-transposed", second_weight_transposed)],
+        pipeline=compose_steps,
         verified="one (d_in, d_out) matrix equal to W1 then W2, for square, non-square, rank-1 and float32 pairs",
         hint1="Applying W1 and then W2 to a row vector is linear in x, so a single matrix does both steps; "
               "its column j says how output feature j is built from the input features.",

@@ -12,20 +12,14 @@ def values(tokens, table, Wv):
     return X @ Wv  # (n, d_v)
 
 
-def first_occurrences_only(tokens, table, Wv):
-    return values(list(dict.fromkeys(tokens)), table, Wv)
-
-
-def sorted_unique_words(tokens, table, Wv):
-    return values(sorted(set(tokens)), table, Wv)
-
-
-def rows_of_the_table(tokens, table, Wv):
-    return np.array(list(table.values())) @ Wv
-
-
-def wv_transposed(tokens, table, Wv):
-    return values(tokens, table, Wv.T)
+def values_steps(tokens, table, Wv, *, c):
+    """V = X Wv, X one row per token in sentence order."""
+    words = c.step("rows looked up", right=lambda: list(tokens),
+                   tokens_deduplicated=lambda: list(dict.fromkeys(tokens)),
+                   tokens_deduplicated__sorted=lambda: sorted(set(tokens)),
+                   rows_from_table_not_tokens=lambda: list(table))
+    X = np.array([table[w] for w in words])  # (n, d_model)
+    return X @ c("value weights", right=Wv, weights_transposed=Wv.T)
 
 
 def _table(seed, words, d):
@@ -46,20 +40,15 @@ def one_hot(ids, vocab_size):
     return out
 
 
-def width_from_the_ids(ids, vocab_size):
-    return np.eye(int(np.max(ids)) + 1)[ids]
-
-
-def each_id_once(ids, vocab_size):
-    return np.eye(vocab_size)[np.unique(ids)]
-
-
-def ids_along_the_columns(ids, vocab_size):
-    return one_hot(ids, vocab_size).T
-
-
-def ids_one_based(ids, vocab_size):
-    return one_hot(np.asarray(ids) - 1, vocab_size)  # id 0 lands in the last column
+def one_hot_steps(ids, vocab_size, *, c):
+    """(n, vocab_size): row i is 1.0 in column ids[i], 0 elsewhere."""
+    ids = np.asarray(ids)
+    rows = c.step("one-hot rows", right=lambda: np.eye(vocab_size)[ids],
+                  one_hot_width_from_ids=lambda: np.eye(int(ids.max()) + 1)[ids],
+                  tokens_deduplicated=lambda: np.eye(vocab_size)[np.unique(ids)],
+                  one_hot_marks_every_id=lambda: np.tile(np.eye(vocab_size)[ids].max(axis=0), (len(ids), 1)),
+                  ids_one_based=lambda: np.eye(vocab_size)[ids - 1])
+    return c("one-hot layout", right=rows, output_transposed=rows.T)
 
 
 def float_result(run):
@@ -73,11 +62,13 @@ def float_result(run):
 
 REQUIREMENTS = {"one_hot": [float_result]}
 
-
-def every_row_marks_every_id(ids, vocab_size):
-    out = np.zeros((len(ids), vocab_size))
-    out[:, ids] = 1.0
-    return out
+CHOICES = {
+    "rows looked up": "Walk through the tokens in sentence order: one row per token, a repeated word included.",
+    "value weights": "Write the shapes: X is (n, d_model), and Wv has d_model rows.",
+    "one-hot rows": "Look at each row: as wide as the vocabulary, one row per id in order, a single 1 in the id's "
+                    "own column.",
+    "one-hot layout": "Look at which axis holds the tokens: one row per id.",
+}
 
 
 VOCAB = ["and", "cat", "dog", "mat", "on", "sat", "the", "then"]  # a small sorted vocabulary: word i has id i
@@ -99,10 +90,7 @@ EXERCISES = [
         probes=[_probe(S1, _table(20, S1 + ["dog"], 6), rand(21, 6, 4)),
                 _probe(S2, _table(30, S2, 3), rand(31, 3, 5)),
                 _probe(S1, _table(40, S1, 4), rand(41, 4, 4))],
-        mistakes=[("tokens-deduplicated", first_occurrences_only),
-                  ("tokens-deduplicated", sorted_unique_words),
-                  ("rows-from-table-not-tokens", rows_of_the_table),
-                  ("weights-transposed", wv_transposed)],
+        pipeline=values_steps,
         verified="one row per token (repeats included), in sentence order, times Wv",
         hint1="First build X: one row per token, looked up in the table; "
               "a word that appears twice gives two equal rows.",
@@ -118,11 +106,7 @@ EXERCISES = [
                 _ids_probe([4], 5),
                 _ids_probe(np.array([5, 0, 3, 5], dtype=np.int32), 6),
                 _ids_probe([2, 7, 0, 2, 6], 11)],
-        mistakes=[("one-hot-width-from-ids", width_from_the_ids),
-                  ("tokens-deduplicated", each_id_once),
-                  ("one-hot-marks-every-id", every_row_marks_every_id),
-                  ("output-transposed", ids_along_the_columns),
-                  ("ids-one-based", ids_one_based)],
+        pipeline=one_hot_steps,
         verified="one row per id (repeats included) with a single 1.0 in its column, vocab_size columns wide, "
                  "for more ids than words, a single id and int32 ids",
         hint1="A one-hot row stands for one token: as many entries as words in the vocabulary, all 0 except "

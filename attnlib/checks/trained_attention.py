@@ -11,23 +11,12 @@ def most_attended(A, tokens):
     return [tokens[j] for j in np.argmax(A, axis=1)]  # np.argmax keeps the first of equal maxima
 
 
-# named mistakes ---------------------------------------------------------------------------------------------------
-
-def down_the_columns(A, tokens):
-    return [tokens[i] for i in np.argmax(A, axis=0)]
-
-
-def indices_not_words(A, tokens):
-    return np.argmax(A, axis=1)
-
-
-def least_attended(A, tokens):
-    return [tokens[j] for j in np.argmin(A, axis=1)]
-
-
-def ties_to_the_latest(A, tokens):
-    n_k = A.shape[1]
-    return [tokens[n_k - 1 - j] for j in np.argmax(A[:, ::-1], axis=1)]
+def most_attended_steps(A, tokens, *, c):
+    """The word of the largest weight along each row; of equal weights, the earliest."""
+    j = c.step("which key", right=lambda: np.argmax(A, axis=1), most_attended_wrong_axis=lambda: np.argmax(A, axis=0),
+               most_attended_least=lambda: np.argmin(A, axis=1),
+               most_attended_ties_latest=lambda: A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1))
+    return c.step("answer", right=lambda: [tokens[k] for k in j], most_attended_indices=lambda: j)
 
 
 # probes -------------------------------------------------------------------------------------------------------------
@@ -62,10 +51,7 @@ EXERCISES = [
         returns=list,
         reference=most_attended,
         probes=[_causal_probe(600, 6), _cache_probe(602, 3, 5), _ties_probe(5), _bidirectional_probe(604, 4, 7)],
-        mistakes=[("most-attended-indices", indices_not_words),
-                  ("most-attended-wrong-axis", down_the_columns),
-                  ("most-attended-least", least_attended),
-                  ("most-attended-ties-latest", ties_to_the_latest)],
+        pipeline=most_attended_steps,
         verified="the word with the largest weight in each row: a causal A, a cached one (fewer queries than "
                  "keys), exact ties and an unmasked A over new words",
         hint1="Row i of A is how query i shares its attention among the keys; the word it attends to most is the "
@@ -85,48 +71,31 @@ def attention_entropy(A):
     return 0.0 - (A * logs).sum(axis=1)  # 0.0 - keeps a one-hot row at +0.0
 
 
-def entropy_nan_from_zeros(A):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return -(A * np.log(A)).sum(axis=1)
+def entropy_steps(A, *, c):
+    """H (n_q,): -Σ A log A along each row, in nats, 0 log 0 = 0."""
+    W, inside = c.step("log of a zero", right=lambda: (A, np.where(A > 0, A, 1.0)),
+                       entropy_nan_from_zeros=lambda: (A, A),
+                       entropy_zeros_clipped=lambda: (np.clip(A, 1e-6, None), np.clip(A, 1e-6, None)))
+    logs = c.step("log", right=lambda: np.log(inside), entropy_log_of_one_plus=lambda: np.log1p(A),
+                  entropy_in_bits=lambda: np.log2(inside))
+    weight = c("weighted by", right=W, entropy_weights_left_out=1.0)
+    terms = weight * logs
+    total = c.step("sum", right=lambda: terms.sum(axis=1), entropy_wrong_axis=lambda: terms.sum(axis=0),
+                   entropy_whole_matrix=lambda: np.full(A.shape[0], terms.sum()),
+                   entropy_mean_not_sum=lambda: terms.sum(axis=1) / A.shape[1],
+                   entropy_normalised=lambda: terms.sum(axis=1) / np.log(A.shape[1]))
+    return c("sign", right=0.0 - total, entropy_sign=total)
 
 
-def entropy_sign_missing(A):
-    return -attention_entropy(A)
-
-
-def entropy_in_bits(A):
-    return attention_entropy(A) / np.log(2.0)
-
-
-def entropy_down_the_columns(A):
-    logs = np.log(np.where(A > 0, A, 1.0))
-    return -(A * logs).sum(axis=0)
-
-
-def entropy_mean_not_sum(A):
-    return attention_entropy(A) / A.shape[1]
-
-
-def entropy_normalised(A):
-    return attention_entropy(A) / np.log(A.shape[1])
-
-
-def entropy_weights_left_out(A):
-    return -np.log(np.where(A > 0, A, 1.0)).sum(axis=1)  # -sum log A: each log is not weighted by its A
-
-
-def entropy_zeros_clipped(A):
-    A = np.clip(A, 1e-6, None)  # a masked weight becomes 1e-6 and adds its own small term
-    return -(A * np.log(A)).sum(axis=1)
-
-
-def entropy_log1p(A):
-    return -(A * np.log1p(A)).sum(axis=1)
-
-
-def entropy_of_the_whole_matrix(A):
-    logs = np.log(np.where(A > 0, A, 1.0))
-    return np.full(A.shape[0], -(A * logs).sum())
+CHOICES = {
+    "which key": "Work along each row, over the keys: the largest weight, the earliest of equal ones.",
+    "answer": "Look at what you return: the words at those columns.",
+    "log of a zero": "Look at what a masked weight, exactly 0, contributes: its term must count as 0.",
+    "log": "Look at your logarithm: the natural log of the weight itself.",
+    "weighted by": "Look at each term: the weight times its own logarithm.",
+    "sum": "Look at what you add up: the terms of one row, over its keys.",
+    "sign": "Look at the sign: every entropy is zero or positive.",
+}
 
 
 def _entropy_probe(A):
@@ -156,16 +125,7 @@ EXERCISES.append(Exercise(
     name="attention_entropy",
     reference=attention_entropy,
     probes=ENTROPY_PROBES,
-    mistakes=[("entropy-nan-from-zeros", entropy_nan_from_zeros),
-              ("entropy-sign", entropy_sign_missing),
-              ("entropy-in-bits", entropy_in_bits),
-              ("entropy-wrong-axis", entropy_down_the_columns),
-              ("entropy-whole-matrix", entropy_of_the_whole_matrix),
-              ("entropy-mean-not-sum", entropy_mean_not_sum),
-              ("entropy-normalised", entropy_normalised),
-              ("entropy-weights-left-out", entropy_weights_left_out),
-              ("entropy-log-of-one-plus", entropy_log1p),
-              ("entropy-zeros-clipped", entropy_zeros_clipped)],
+    pipeline=entropy_steps,
     verified="the entropy of each row in nats: causal rows with masked zeros, a cached A, exact one-hot and "
              "evenly spread rows, and an unmasked A",
     hint1="Entropy measures how spread out a row of weights is: 0 when all the weight sits on one key, log m when it "

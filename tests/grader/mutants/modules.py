@@ -680,9 +680,10 @@ def sh_loop(M, n_heads):
 
 
 WRONG.update({
-    "future_leak": [("leak-tolerance-too-loose", fl_allclose), ("leak-counts-pairs", fl_pairs),
-                    ("leak-counts-own-row", fl_counts_itself), ("leak-first-row-only", fl_row_zero),
-                    ("mutates-input", fl_in_place)],
+    # the three with a fixed threshold of 1e-9 make two mistakes: the outputs near a million show it
+    "future_leak": [("leak-tolerance-too-loose", fl_allclose), ("leak-tolerance-absolute+leak-counts-pairs", fl_pairs),
+                    ("leak-tolerance-absolute+leak-counts-own-row", fl_counts_itself),
+                    ("leak-tolerance-absolute+leak-first-row-only", fl_row_zero), ("mutates-input", fl_in_place)],
     "tiled_attention": [("rescale-missing", ta_no_rescale), ("tile-mask-local", ta_local_mask),
                         ("tile-remainder-dropped", ta_whole_tiles), ("softmax-no-max-subtraction", ta_plain_exp),
                         ("last-key-tile-dropped", ta_stops_a_tile_early), ("masked-tile-first", ta_tiles_last_to_first),
