@@ -226,7 +226,8 @@ def kv_cache_bytes_steps(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_
     if bytes_per_value is None:  # not given: the default
         bytes_per_value = c("default bytes", right=2, kv_cache_wrong_defaults=4)
     per_value = c("bytes per value", right=bytes_per_value, kv_cache_wrong_defaults__always=4,
-                  kv_cache_bits_not_bytes=8 * bytes_per_value)
+                  kv_cache_ignores_bytes_per_value=2,
+                  kv_cache_ignores_bytes_per_value__none=1, kv_cache_bits_not_bytes=8 * bytes_per_value)
     layers = c("layers", right=n_layers, kv_cache_ignores_layers=1)
     sequences = c("batch", right=batch, kv_cache_ignores_batch=1)
     return c("keys and values", right=2, kv_cache_missing_factor_2=1) * layers * n_heads * d_head * seq_len * \

@@ -21,23 +21,20 @@ def uniform_weights_steps(n, *, c):
 
 def causal_average_steps(V, *, c):
     """Row i = the mean of rows 0..i of V."""
-    n = len(V)
-    total = c.step("running sum", right=lambda: np.cumsum(V, axis=0),
-                   average_over_all_rows=lambda: np.broadcast_to(V.sum(axis=0), V.shape) + 0.0,
-                   mask_hides_past=lambda: np.cumsum(V[::-1], axis=0)[::-1],
-                   average_over_columns=lambda: np.cumsum(V, axis=1))
-    return total / c.step("count", right=lambda: np.arange(1, n + 1)[:, None], weights_not_normalised=lambda: 1.0,
-                          off_by_one_count=lambda: np.arange(n)[:, None],
-                          average_over_all_rows=lambda: np.full((n, 1), float(n)),
-                          mask_hides_past=lambda: np.arange(n, 0, -1)[:, None],
-                          average_over_columns=lambda: np.arange(1, V.shape[1] + 1))
+    n, d = V.shape
+    total, count = c.step("rows averaged", right=lambda: (np.cumsum(V, axis=0), np.arange(1, n + 1)[:, None]),
+                          average_over_all_rows=lambda: (np.broadcast_to(V.sum(axis=0), V.shape), n),
+                          mask_hides_past=lambda: (np.cumsum(V[::-1], axis=0)[::-1], np.arange(n, 0, -1)[:, None]),
+                          average_over_columns=lambda: (np.cumsum(V, axis=1), np.arange(1, d + 1)))
+    return total / c("count", right=count, weights_not_normalised=1.0, off_by_one_count=np.arange(n)[:, None],
+                     normalised_by_n=float(n))
 
 
 CHOICES = {
     "rows mixed": "Look at which columns row i keeps: the token itself and everything before it.",
     "divided by": "Add up one row of your weights: each row must sum to 1, over the i + 1 tokens it mixes.",
     "layout": "Look at which axis is the query: rows are the tokens that mix, columns the tokens they read.",
-    "running sum": "Look at the axis and the direction of your running sum: down the rows, from the first token.",
+    "rows averaged": "Look at which rows row i adds up, and along which axis: rows 0..i, down the token axis.",
     "count": "Look at what row i is divided by: the number of rows it adds up, i + 1.",
 }
 

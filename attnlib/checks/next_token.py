@@ -437,8 +437,9 @@ DIAGNOSES = {
                                      "is pushed down like the wrong ones.",
     "cross-entropy-gradient-sign": "The gradient has the wrong sign: a step against it lowers the target's logit and "
                                    "raises the others.",
-    "cross-entropy-log-underflow": "For huge logits the probability of the target underflowed to 0, so its log became "
-                                   "minus infinity and the loss infinite.",
+    "cross-entropy-log-underflow": "For huge logits your loss is infinite while your gradient is finite: the loss "
+                                   "takes the log of a number that underflowed to 0 (the target's probability) or "
+                                   "overflowed to inf (a sum of exponentials without the row maximum taken out).",
     "cross-entropy-gradient-target-columns": "The gradient subtracted the one in every target column of every "
                                              "row, instead of in one entry per row: row i's own target.",
     "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of one "

@@ -31,7 +31,8 @@ def padding_mask(n_q, n_valid, n_k):
 
 def padding_mask_steps(n_q, n_valid, n_k, *, c):
     """(n_q, n_k): 0.0 on the n_valid real keys, -inf on the padding after them, the same for every query."""
-    i, j = c("padding shape", right=np.indices((n_q, n_k)), padding_mask_transposed=np.indices((n_k, n_q))[::-1].T)
+    i, j = c("padding shape", right=np.indices((n_q, n_k)), padding_mask_transposed=np.indices((n_k, n_q))[::-1].T,
+             padding_mask_square=np.indices((n_k, n_k)))
     keep = c("padding boundary", right=j < n_valid, padding_mask_inverted=j >= n_valid,
              padding_mask_off_by_one=j <= n_valid, padding_mask_off_by_one__few=j < n_valid - 1,
              padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q))
@@ -138,6 +139,7 @@ DIAGNOSES = {
                                "query may attend to, so every row hides the same columns.",
     "padding-mask-causal": "A causal mask was added to the padding mask; this mask hides the padding only.",
     "padding-mask-transposed": "The mask has its rows and columns swapped: rows are queries, columns are keys.",
+    "padding-mask-square": "The mask is n_k by n_k: it has one row per key, not one per query (n_q of them).",
 }
 
 NUDGES = {
