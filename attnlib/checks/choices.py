@@ -88,11 +88,16 @@ def neighbours(pipeline, probes):
 
 
 def reproduces(pipeline, chosen, probes, outcomes, expected):
-    """The learner's output is this neighbour's on every probe (both raise, or equal values), and differs from the
-    reference on at least one."""
+    """The learner's output is this neighbour's on every probe, and differs from the reference on at least one."""
+    return matches(lambda *args, **kwargs: pipeline(*args, c=Choices(chosen), **kwargs), probes, outcomes, expected)
+
+
+def matches(wrong, probes, outcomes, expected):
+    """The learner agrees with the function `wrong` on every probe (both raise, or equal values), and differs from
+    the expected output on at least one of them."""
     differs = False
     for p, o, e in zip(probes, outcomes, expected):
-        v = run(pipeline, p, chosen)[0]
+        v = quiet(wrong, *p.args, **p.kwargs)
         if o.kind != "ok":
             if v is not None:
                 return False

@@ -253,7 +253,7 @@ def _diagnose(ex, outcomes, expected, ask):
             return (diagnosis, "; ".join(terms) or None,
                     " ".join(dict.fromkeys(CHOICE_NUDGES.get(_choice(k), "") for k in changed)).strip())
     for diagnosis, wrong in ex.mistakes:
-        if _matches(wrong, ex.probes, outcomes, expected):
+        if choices.matches(wrong, ex.probes, outcomes, expected):
             return diagnosis, None, ""
     seen = list(zip(ex.probes, outcomes, expected))
     diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL, ask, seen)
@@ -265,7 +265,7 @@ def _diagnose(ex, outcomes, expected, ask):
         if not subset:
             continue
         for diagnosis, wrong in ex.mistakes:
-            if _matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
+            if choices.matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
                 return diagnosis, None, ""
     return _generic(outcomes[i], expected[i]), None, ""
 
@@ -284,22 +284,6 @@ def _fitted(ex, outcomes):
             wrong = {(gradient, t): k for t, k in fitted.items() if abs(k - 1.0) > 1e-6}
             return "+".join(choices.mistake_id(key, k) for key, k in wrong.items()), wrong
     return None
-
-
-def _matches(wrong, probes, outcomes, expected):
-    """The learner agrees with `wrong` on every probe (both raise, or equal values), and differs from
-    the expected output on at least one of them."""
-    differs = False
-    for p, o, e in zip(probes, outcomes, expected):
-        v = quiet(wrong, *p.args, **p.kwargs)
-        if o.kind != "ok":
-            if v is not None:
-                return False
-            continue
-        if v is None or not close(o.value, v):
-            return False
-        differs = differs or not close(v, e)
-    return differs
 
 
 def _generic(o, e):
