@@ -3,7 +3,7 @@
     make grade-pytest                                    # workspace/exercises/
     ATTNLIB_EXERCISES=some/folder python -m pytest -o addopts="" grading/
 
-Each notebook runs once, in a fresh kernel (attnlib.checks.notebooks.graded, cached
+Each notebook runs once, in a fresh kernel (attnlib.course.notebooks.graded, cached
 by content); each of its check cells becomes one test, which fails with the
 diagnosis id and the check's report. `make test` does not collect this folder.
 """
@@ -14,7 +14,7 @@ import pathlib
 import pytest
 
 from attnlib.course import workspace
-from attnlib.checks import notebooks
+from attnlib.course import notebooks
 from attnlib.course import EXERCISE_LESSONS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -7,7 +7,7 @@ The lessons come from attnlib.course.LESSONS. In each code cell, the lines from
 `### BEGIN SOLUTION` to `### END SOLUTION` (nbgrader's markers) are replaced by a
 comment and `raise NotImplementedError`, at the marker's indentation, and the
 shared "How this works" paragraph is added to the first cell
-(attnlib.checks.notebooks.make_exercise). Everything else is copied, including the
+(attnlib.course.notebooks.make_exercise). Everything else is copied, including the
 stored outputs: the check cells keep the solutions' green pass reports, so an
 exercise notebook passes `pytest --nbval` exactly when the learner's code
 reproduces them.
@@ -19,7 +19,7 @@ import argparse
 import pathlib
 import sys
 
-from attnlib.checks.notebooks import exercise_text
+from attnlib.course.notebooks import exercise_text
 from attnlib.course import EXERCISE_LESSONS
 from safe_write import write_text
 

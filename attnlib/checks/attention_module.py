@@ -591,34 +591,6 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "leak-tolerance-too-loose": "Look at how far you move each row and at the tolerance of your comparison: print "
-                                "the largest change of each output row.",
-    "leak-counts-own-row": "Look at what your function returns for causal attention: it should be zero.",
-    "leak-one-short": "Work out by hand what a mask shifted by one should give: 1.",
-    "leak-last-input-never-moved": "Look at where the range of your loop over the moved rows ends.",
-    "leak-never-seen": "Print the largest change of every output row after you move a row: is any of them above "
-                       "your tolerance?",
-    "leak-rounding-counted": "Look at how your comparison decides that a row moved: exactly equal, or within a "
-                             "tolerance?",
-    "leak-counts-the-past": "Look at which moved input rows you count: only those after the output row.",
-    "leak-counts-pairs": "Look at how you combine the leaks you found: a count, or the largest distance?",
-    "leak-counts-rows": "Look at what you return: the number of leaking rows, or how far they see?",
-    "leak-smallest-not-largest": "Look at the reduction over the distances you found.",
-    "leak-first-row-only": "Look at which output rows your comparison covers.",
-    "leak-last-input-only": "Look at which input rows your loop moves.",
-    "rescale-missing": "Look at the running sum and the running output on the step where a tile raises the max.",
-    "rescale-inverted": "Look at the order of the two maxima in your rescaling factor.",
-    "tiles-normalised-separately": "Look at where you divide by the sum of the exponentials: inside the tile loop "
-                                   "or after it?",
-    "tile-mask-local": "Print the positions your mask compares for a tile that is not on the diagonal.",
-    "tile-remainder-dropped": "Look at where the ranges of your two loops stop when the length is not a multiple "
-                              "of block.",
-    "last-key-tile-dropped": "Look at where the range of your key loop stops.",
-    "masked-tile-first": "Look at the order in which your loop visits the key tiles, and at what a tile whose "
-                         "scores are all -inf does to the running max.",
-    "tile-own-max": "Look at which max you subtract before the exponential inside the tile loop.",
-    "running-max-starts-at-zero": "Look at the value your running max starts from, and try a row whose scores are "
-                                  "all around -1000.",
     "not-tiled": "Look for a product of all the queries with all the keys, or a mask as large as the whole score "
                  "matrix.",
     "keys-not-tiled": "Look at your inner loop: does it walk over tiles of keys, or take every key at once?",

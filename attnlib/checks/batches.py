@@ -110,10 +110,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "cost-counts-only-additions": "Count by hand the multiplications of one output entry for three input features.",
-    "cost-size-used-twice": "Look at which of the three sizes appear in your product.",
-    "cost-counts-outputs": "Count the multiplications that one entry of the result needs.",
-    "cost-counts-additions": "Look for a factor of 2 in your count.",
-    "cost-one-row": "Look at which sizes appear in your count: is n among them?",
-    "count-rounded": "Look for a float on the way: a float constant, a true division, or a float dtype.",
 }

@@ -24,7 +24,7 @@ import nbformat
 
 from ..course import lesson
 from ..learner_ops import NAMES
-from .notebooks import CHECK_CALL
+from ..course.notebooks import CHECK_CALL
 
 STUB = 'NotImplementedError("not attempted yet")'
 # Helpers an exercise notebook defines in place of another exercise's function: {stem: {helper: op name}}.

@@ -604,32 +604,14 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "sample-uniform": "Look for where the probabilities are used in your choice.",
-    "sample-index-before": "Work one case by hand: two tokens of probability one half each, and u a quarter. Which "
-                           "token's stretch holds a quarter?",
-    "sample-past-the-end": "Print the last entry of your running total for these logits, and compare it with u.",
-    "sample-ties-to-the-last": "Look at how your greedy branch picks among equal maxima.",
-    "sample-always-greedy": "Look at where u is used when the temperature is above 0.",
-    "sample-ignores-temperature": "Look at where the temperature enters your probabilities.",
-    "sample-temperature-multiplied": "Look at the operation that combines the logits with the temperature.",
-    "sample-cumulative-at-least-u": "Look at your comparison of the running total with u: strictly greater, or "
-                                    "greater or equal?",
-    "sample-not-cumulative": "Print the running totals of your probabilities: does your comparison use them?",
     "sample-temperature-zero": "Look at what your function does before it divides by the temperature.",
-    "cache-step-not-used": "Look for the line that calls cache_step, and at where its first output goes.",
-    "cache-not-passed-back": "Look at what your loop passes as the caches on the second call, and where the "
-                             "returned caches go.",
     "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
     "cache-restarted": "Look at where your caches are set to empty: once, before the first token, or inside the "
                        "loop over new tokens?",
-    "generate-stops-early": "Count the new tokens your loop appends for n_new of 1 and of 3.",
-    "generate-prompt-missing": "Look at what your return statement holds.",
     "generate-prompt-changed": "Look at the first T entries of your result: are they the prompt as given?",
     "generate-first-token-wrong": "Print the position you add for each prompt token, and what your logits are "
                                   "computed from.",
     "generate-later-token-wrong": "Print, for each new token fed back, its id and its position.",
-    "max-tokens-exact-fit-excluded": "Look at the comparison that decides whether a cache fits.",
-    "max-tokens-rounded-up": "Look at how you turn the quotient into a whole number of tokens.",
     "max-tokens-does-not-fit": "Compute the bytes of the cache at your answer and compare them with the memory.",
     "max-tokens-more-fit": "Compute the bytes of the cache at your answer plus one and compare them with the memory.",
 }

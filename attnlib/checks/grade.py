@@ -1,4 +1,5 @@
 """The grading engine: run the learner's function on an exercise's probes, compare, name the mistake."""
+import functools
 import os
 import zlib
 from dataclasses import replace
@@ -250,15 +251,15 @@ def _diagnose(ex, outcomes, expected, ask):
             diagnosis, changed = found
             terms = [f"in {key[0]}, the term {key[1]} carries a factor {k:g} instead of 1"
                      for key, k in changed.items() if isinstance(key, tuple)]
-            return (diagnosis, "; ".join(terms) or None,
-                    " ".join(dict.fromkeys(CHOICE_NUDGES.get(_choice(k), "") for k in changed)).strip())
+            return diagnosis, "; ".join(terms) or None, _nudge(_choice(k) for k in changed)
     for diagnosis, wrong in ex.mistakes:
         if choices.matches(wrong, ex.probes, outcomes, expected):
             return diagnosis, None, ""
     seen = list(zip(ex.probes, outcomes, expected))
     diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL, ask, seen)
     if diagnosis:
-        return diagnosis, detail, ""
+        owners = _choices_naming(ex.name)  # a finding may name what a choice names: that choice's nudge is its
+        return diagnosis, detail, _nudge(owners[d] for d in diagnosis.split("+") if d in owners)
     answered = [k for k, o in enumerate(outcomes) if o.kind == "ok"]
     i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
     for subset in (answered, [i] if outcomes[i].kind == "ok" else []):
@@ -268,6 +269,19 @@ def _diagnose(ex, outcomes, expected, ask):
             if choices.matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
                 return diagnosis, None, ""
     return _generic(outcomes[i], expected[i]), None, ""
+
+
+def _nudge(changed):
+    """The nudges of the choices changed, each once."""
+    return " ".join(dict.fromkeys(CHOICE_NUDGES.get(c, "") for c in changed)).strip()
+
+
+@functools.cache
+def _choices_naming(name):
+    """{diagnosis id: choice} of every wrong option of the exercise's pipeline that its fixed probes can see."""
+    ex = EXERCISES[name]
+    ring = choices.neighbours(ex.pipeline, ex.probes)[0] if ex.pipeline is not None else []
+    return {choices.mistake_id(c, o): c for chosen in ring for c, o in chosen.items() if not isinstance(c, tuple)}
 
 
 def _choice(key):

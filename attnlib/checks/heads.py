@@ -162,9 +162,6 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "heads-not-moved-first": "Print the shape of your result: which axis holds the heads?",
-    "heads-count-and-width-swapped": "Print the shape of your result and compare its first axis with n_heads.",
-    "heads-tokens-last": "Print the shape of head 0 of your result: rows should be tokens.",
 }
 
 CHOICES = {

@@ -361,9 +361,6 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "softmax-sum-wrong-axis": "Look at the axis of your sum: it must be the axis of your max, the one that holds one "
-                              "query's weights.",
-    "power-precedence": "Look at the brackets around your exponent.",
     "score-scale-measured": "Look at how the measured variance grows with d, and write the factor from d alone, "
                             "without random numbers.",
 }

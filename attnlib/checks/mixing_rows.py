@@ -111,6 +111,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "normalised-by-column": "Print the shape of what you divide by: one divisor per row lines up with the rows "
-                            "only as a column, of shape (n, 1).",
 }

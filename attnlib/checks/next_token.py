@@ -495,42 +495,15 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "cross-entropy-not-averaged": "Compare your loss with the mean of the per-row losses.",
-    "cross-entropy-gradient-not-averaged": "Look at the last step of your gradient: does it share the factor of one "
-                                           "over n that the loss has?",
-    "cross-entropy-one-hot-missing": "Add up one row of your gradient: it should come to zero.",
-    "cross-entropy-gradient-sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
-    "cross-entropy-log-underflow": "Look at the probe with huge logits: print the number your code takes the log of.",
-    "cross-entropy-target-columns": "Print the shape of the log-probabilities you average: one per row.",
     "cross-entropy-gradient-target-columns": "Look at the index where your gradient subtracts the one-hot target: "
                                              "one entry per row.",
-    "cross-entropy-loss-per-row": "Look at the shape of your loss: a single number.",
     "cross-entropy-in-bits": "Look at the base of your logarithm.",
-    "attention-backward-dk-from-k": "Look at the matrix you multiply dSᵀ by for dK: which one sits beside K in the "
-                                    "score?",
-    "layer-norm-backward-parameter-gradients-averaged": "Look at the reduction over the rows in db and dg: a sum or "
-                                                        "a mean?",
-    "layer-norm-backward-sums-not-means": "Look at the two reductions along each row in your dX: sums or means?",
     "cross-entropy-averaged-over-entries": "Look at how many numbers your mean is taken over: n, or n times vocab?",
     "cross-entropy-max-not-added-back": "Follow one row's maximum through your log-sum-exp: where does it come back?",
-    "cross-entropy-gradient-divided-twice": "Count the divisions by n on the way to your gradient.",
     "cross-entropy-wrong-axis": "Look at the axis of every sum and max in your softmax.",
-    "attention-backward-scale-dropped": "Look at the step between your softmax backward and the products that give "
-                                        "dQ and dK: which factor of the forward pass is missing?",
-    "attention-backward-scale-twice": "Count how many times the scale enters your dQ and dK.",
-    "attention-backward-dq-dk-swapped": "Write the shape next to each array you return: the one with a row per "
-                                        "query comes first.",
-    "attention-backward-transpose-missing": "Write the shapes next to each backward product: dV is (n_k, d_v) and "
-                                            "dK is (n_k, d).",
     "attention-backward-mask-ignored": "Look at how you recompute A: does it use the causal flag?",
     "layer-norm-backward-no-correction": "Count the terms in your dX: the mean and the variance each add one.",
     "layer-norm-backward-mean-term-missing": "Add up each row of your dX: the sums should be zero.",
     "layer-norm-backward-variance-term-missing": "Multiply each row of your dX by the centred row of X and add it "
                                                  "up: it should be almost zero.",
-    "layer-norm-backward-gain-ignored": "Look for g in your dX: where does it enter?",
-    "layer-norm-backward-gain-applied-late": "Look at where g enters your dX: before or after the row averages?",
-    "layer-norm-backward-dg-uses-x": "Look at what multiplies dY in your dg.",
-    "layer-norm-backward-sums-wrong-axis": "Print the shapes of your dg and db: one number per feature.",
-    "layer-norm-backward-std-missing": "Look at the last step of your dX: which per-row factor of the forward pass "
-                                       "should it carry?",
 }

@@ -143,9 +143,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "padding-mask-inverted": "Look at which columns get 0 and which get minus infinity.",
-    "padding-mask-off-by-one": "Print the first padding column of your mask and compare it with n_valid.",
-    "padding-mask-on-queries": "Look at whether your condition uses the row index or the column index.",
-    "padding-mask-causal": "Look for a condition that compares the row with the column.",
-    "padding-mask-transposed": "Print the shape of your mask: rows are queries.",
 }

@@ -146,13 +146,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "sinusoid-one-frequency": "Print the exponent 2i/d for each pair of columns.",
-    "sinusoid-sin-cos-swapped": "Print row 0 of your table: it should read 0, 1, 0, 1, ...",
-    "sinusoid-halves-not-interleaved": "Look at how you place the sines and cosines in the table: side by side in "
-                                       "two halves, or alternating?",
-    "sinusoid-pair-index-not-doubled": "Print the exponent you use for the last pair: it should be close to 1.",
-    "sinusoid-frequency-per-column": "Compare the angle of column 2i with the angle of column 2i + 1.",
-    "sinusoid-frequencies-inverted": "Look at whether you divide or multiply the position by the power of 10000.",
-    "sinusoid-wrong-base": "Look at the constant you raise to a power.",
-    "sinusoid-positions-from-one": "Print row 0 of your table, and the positions you start from.",
 }

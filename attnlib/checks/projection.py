@@ -90,8 +90,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "sum-stops-short": "Look at where the range of your sum over the middle index ends.",
-    "compose-order-swapped": "Write the shapes of W1 and W2 next to your product, in the order you multiply.",
-    "compose-elementwise": "Look at the operator between W1 and W2: does it sum over the middle axis?",
-    "compose-added": "Look at the operator between W1 and W2: what does the second projection receive?",
 }

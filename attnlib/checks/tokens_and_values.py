@@ -137,7 +137,4 @@ DIAGNOSES = {
 
 NUDGES = {
     "one-hot-not-float": "Look at the dtype of the array you fill.",
-    "ids-one-based": "Print your row for id 0: where is its 1?",
-    "one-hot-width-from-ids": "Look at where the number of columns of your result comes from.",
-    "one-hot-marks-every-id": "Look at the line that writes the ones: which rows does it reach?",
 }

@@ -156,14 +156,4 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "entropy-weights-left-out": "Look at the term you sum: is each log multiplied by its weight?",
-    "entropy-log-of-one-plus": "Look at the logarithm you take.",
-    "entropy-zeros-clipped": "Look at what your code does to the weights that are exactly 0.",
-    "entropy-nan-from-zeros": "Look at what your code does with a weight of exactly 0 (a masked key).",
-    "entropy-sign": "Look at the sign of your result: can a spread-out row have a negative entropy?",
-    "entropy-in-bits": "Look at which logarithm you use.",
-    "entropy-wrong-axis": "Look at the axis of your sum: which axis holds one query's weights?",
-    "entropy-whole-matrix": "Look at your sum: does it keep one value per row?",
-    "entropy-mean-not-sum": "Look at the reduction over the keys: mean or sum?",
-    "entropy-normalised": "Look for a division after the sum.",
 }

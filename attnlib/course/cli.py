@@ -71,8 +71,8 @@ def _report_sync(copies, args):
 
 
 def run_notebook(path):
-    """The check outcomes of one run of the notebook in a fresh kernel (checks.notebooks.run_outcomes)."""
-    from ..checks import notebooks as nbs  # nbformat and nbclient take seconds to import: only when a kernel runs
+    """The check outcomes of one run of the notebook in a fresh kernel (course.notebooks.run_outcomes)."""
+    from . import notebooks as nbs  # nbformat and nbclient take seconds to import: only when a kernel runs
     return nbs.run_outcomes(path)
 
 

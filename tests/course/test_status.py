@@ -212,12 +212,12 @@ def test_a_notebook_that_cannot_be_run_is_a_failed_row(course, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# grading/ (make grade-pytest) reads and writes the same cache through checks.notebooks.graded
+# grading/ (make grade-pytest) reads and writes the same cache through course.notebooks.graded
 
 @pytest.fixture
 def graded_runs(tmp_path, monkeypatch):
-    """checks.notebooks.graded with its kernel replaced: records the stems it runs, passes every check."""
-    from attnlib.checks import notebooks
+    """course.notebooks.graded with its kernel replaced: records the stems it runs, passes every check."""
+    from attnlib.course import notebooks
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     ran = []
 

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from attnlib.course import workspace
-from attnlib.checks.notebooks import exercise_text
+from attnlib.course.notebooks import exercise_text
 from helpers import ROOT
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "course", "GIT_AUTHOR_EMAIL": "course@example.org",

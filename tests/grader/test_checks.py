@@ -598,7 +598,7 @@ def test_the_terminal_report_keeps_the_hints_behind_the_hint_command():
     """python -m attnlib check, pytest and nbval print report.text(): the hints stay hidden there as in a notebook."""
     err = fails("softmax", softmax_rows_over_columns)
     hint1, hint2, formula = checks.hints("softmax")
-    nudge = checks.diagnoses.NUDGES["softmax-wrong-axis"]
+    nudge = checks.registry.CHOICE_NUDGES["softmax axis"]
     for text in (err.report.text(), str(err)):
         assert hint1 not in text and hint2 not in text and nudge not in text and formula not in text
         assert "python -m attnlib hint 06 --level 1 (the idea), --level 2 (where to look), --level 3 (the answer)" \

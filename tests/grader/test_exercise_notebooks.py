@@ -5,7 +5,7 @@ import nbformat
 import pytest
 
 from attnlib import checks
-from attnlib.checks.notebooks import CHECK_CALL, checked_names, exercise_text, how_it_works, make_exercise
+from attnlib.course.notebooks import CHECK_CALL, checked_names, exercise_text, how_it_works, make_exercise
 from attnlib.course import EXERCISE_LESSONS
 from helpers import ROOT, need
 

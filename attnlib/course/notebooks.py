@@ -8,7 +8,7 @@ import subprocess
 
 import nbformat
 
-from ..course import lesson
+from .manifest import lesson
 
 BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
 STUB = ('{0}# YOUR CODE HERE (numpy only), then run the check cell below\n'
@@ -134,7 +134,7 @@ def graded(path, use_cache=True):
     """run_outcomes(path), kept in status's cache under workspace.grade_key (the notebook's content, the notebooks
     it gathers from, attnlib's source, the Python that runs it). An unreadable or malformed cache counts as empty;
     a fresh result joins the other notebooks' results in the cache, even with use_cache=False."""
-    from ..course import workspace
+    from . import workspace
     key, grades = workspace.grade_key(path), workspace.load_grades()
     cached = workspace.cached_grades(grades, path, key) if use_cache else None
     if cached is not None:
