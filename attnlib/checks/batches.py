@@ -108,6 +108,3 @@ DIAGNOSES = {
     "count-rounded": "The count went through floating point, which holds whole numbers exactly only up to 2 to the "
                      "power 53 (about 9e15); larger counts come back rounded.",
 }
-
-NUDGES = {
-}

@@ -92,6 +92,7 @@ CHOICES = {
     "batch": "Look at which arguments appear in your product: every sequence of the batch has its own cache.",
     "keys and values": "Count the caches: one for the keys and one for the values.",
     "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
+    "projections": "Look at which weight matrix makes each of q, k and v: Wq, Wk and Wv, in that order.",
     "cache used": "Look at how each new token's attention is computed: by cache_step, once per token.",
     "new tokens": "Count the tokens you add: n_new of them.",
     "position": "Look at the position vector each fed token gets: its own place, counted from 0.",
@@ -194,7 +195,9 @@ def generate_steps(p, prompt, n_new, cache_step, *, c):
     for i in range(len(tokens) + c("new tokens", right=n_new, generate_stops_early=max(n_new - 1, 0)) - 1):
         place = c("position", right=i, positions_not_added=None, positions_off_by_one=i + 1)
         x = p["tok_emb"][tokens[i]] + (0.0 if place is None else p["pos_emb"][place])
-        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
+        Wq, Wk, Wv = c("projections", right=(p["Wq"], p["Wk"], p["Wv"]), kv_swapped=(p["Wq"], p["Wv"], p["Wk"]),
+                       q_from_wk=(p["Wk"], p["Wk"], p["Wv"]), q_from_wv=(p["Wv"], p["Wk"], p["Wv"]))
+        o, K, V = cache_step(x @ Wq, x @ Wk, x @ Wv, K, V)
         K, V = c("caches kept", right=(K, V), cache_not_passed_back=empty)
         if i >= len(prompt) - 1:
             h = c("read out", right=x + o, cache_step_not_used__output=x, residual_missing=o)
@@ -588,11 +591,15 @@ DIAGNOSES = {
     "generate-prompt-missing": "Only the new tokens were returned. The result is the whole sequence: the prompt "
                                "first, then the n_new new tokens.",
     "generate-prompt-changed": "The returned sequence must start with the prompt, unchanged.",
-    "generate-first-token-wrong": "The first new token is already wrong, so the logits of the last prompt token "
-                                  "differ.",
-    "generate-later-token-wrong": "The first new token is right and a later one is wrong, so the prompt is handled "
-                                  "well but a new token is not fed back the way a prompt token is: its word, its "
-                                  "position or the caches it joins.",
+    "generate-first-token-wrong": "The first new token is already wrong: the logits of the last prompt token "
+                                  "differ. No single known mistake reproduces your tokens, so this says only where "
+                                  "they part.",
+    "generate-later-token-wrong": "The first new token is right and a later one is wrong. No single known mistake "
+                                  "reproduces your tokens, so this says only where they part: the logits of the "
+                                  "last prompt token agree (or happen to pick the same token), and a later step "
+                                  "differs.",
+    "q-from-wk": "The query was made with Wk: q must come from the token's vector times Wq.",
+    "q-from-wv": "The query was made with Wv: q must come from the token's vector times Wq.",
     "max-tokens-exact-fit-excluded": "A cache that fills the memory exactly still fits: the test is at most the "
                                      "memory, not strictly less, so an exact quotient is itself the answer.",
     "max-tokens-rounded-up": "The quotient was rounded up or to the nearest whole number; at that length the cache can "

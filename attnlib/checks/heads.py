@@ -24,7 +24,8 @@ def split_heads_steps(M, n_heads, *, c):
                       [M[:, h * n_heads:(h + 1) * n_heads] for h in range(d_head)]),
                   heads_tokens_last=lambda: M.reshape(n, n_heads, d_head).transpose(1, 2, 0),
                   heads_out_of_order=lambda: M.reshape(n, n_heads, d_head).transpose(1, 0, 2)[::-1],
-                  sum_stops_short=lambda: np.stack([M[:, h * d_head:(h + 1) * d_head - 1] for h in range(n_heads)]))
+                  head_slice_one_short=lambda: np.stack([M[:, h * d_head:(h + 1) * d_head - 1]
+                                                         for h in range(n_heads)]))
 
 
 def merge_heads_steps(O, c):
@@ -159,10 +160,10 @@ DIAGNOSES = {
                                      "heads of d_head columns each.",
     "heads-tokens-last": "The tokens ended up on the last axis; each head is a matrix with one row per token, "
                          "(n, d_head).",
+    "head-slice-one-short": "Each head's slice of columns stops one short: the slice's end is exclusive, so the last "
+                            "column of every head was dropped.",
 }
 
-NUDGES = {
-}
 
 CHOICES = {
     "split": "Check that head 0 of your split equals the first d_head columns of M: which columns does each head "

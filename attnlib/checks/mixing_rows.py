@@ -109,6 +109,3 @@ DIAGNOSES = {
                             "divisors, one per row, were laid along the columns. A 1-D array of counts does this, "
                             "and so does a row sum that dropped its summed axis.",
 }
-
-NUDGES = {
-}

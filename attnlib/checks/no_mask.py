@@ -141,6 +141,3 @@ DIAGNOSES = {
     "padding-mask-transposed": "The mask has its rows and columns swapped: rows are queries, columns are keys.",
     "padding-mask-square": "The mask is n_k by n_k: it has one row per key, not one per query (n_q of them).",
 }
-
-NUDGES = {
-}

@@ -144,6 +144,3 @@ DIAGNOSES = {
     "sinusoid-positions-from-one": "The positions start at 1; the first row is position 0, which gives 0, 1, 0, 1, "
                                    "...",
 }
-
-NUDGES = {
-}

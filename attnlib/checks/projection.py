@@ -88,6 +88,3 @@ DIAGNOSES = {
     "compose-added": "The two matrices were added, which applies both to the same x side by side and sums the results, "
                      "instead of one projection after the other.",
 }
-
-NUDGES = {
-}

@@ -215,7 +215,11 @@ def shape_finding(f, seen):
                     continue
                 if all(any(close(g, x) for g in parts) for x in e):
                     return "outputs-out-of-order"
-                if all(g.size == x.size and close(g.reshape(x.shape), x) for g, x in zip(parts, e)):
+                if all(close(g, x) or (g.ndim == 2 and close(g.T, x)) for g, x in zip(parts, e)):
+                    j = next(j for j, (g, x) in enumerate(zip(parts, e)) if not close(g, x))
+                    return "output-transposed", f"output {j} of the returned tuple is the right one transposed"
+                if all(close(g, x) or (g.ndim != x.ndim and g.size == x.size and close(g.reshape(x.shape), x))
+                       for g, x in zip(parts, e)):
                     return "flattened", "your arrays hold the right numbers in the wrong shape"
             elif _float(got) is not None and close(got, e[0]):
                 return "outputs-missing", f"you returned the first output only; return all {len(e)}"

@@ -154,6 +154,3 @@ DIAGNOSES = {
     "entropy-mean-not-sum": "The terms were averaged over the keys; the entropy is their sum.",
     "entropy-normalised": "The entropy was divided by the log of the number of keys.",
 }
-
-NUDGES = {
-}
