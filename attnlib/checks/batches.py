@@ -3,8 +3,6 @@ import numpy as np
 
 import attnlib as at
 from .probes import features, rand
-from .properties import argument_mixups
-from .runner import close
 from .spec import Exercise, Probe
 
 
@@ -75,26 +73,6 @@ EXERCISES = [
     ),
 ]
 
-
-# property findings (properties.py) -------------------------------------------------------------------------------
-
-def exact_count(f, seen):
-    """Right for small sizes, and the true count wrapped to 32 or 64 bits, or rounded by a float, for large ones."""
-    for _p, o, e in seen:
-        if o.kind != "ok" or not isinstance(e, int) or close(o.value, e):
-            continue
-        if not isinstance(o.value, (int, np.integer)) or isinstance(o.value, bool):
-            continue
-        got = int(o.value)
-        for bits in (32, 64):
-            if got == (e + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1):
-                return "integer-overflow", f"got {got:,}: the true count {e:,} wrapped around {bits} bits"
-        if e > 2 ** 53 and abs(got - e) <= e * 2.0 ** -50:
-            return "count-rounded", f"got {got:,}, {got - e:+,} from the true count {e:,}: a float rounded it"
-    return None
-
-
-FINDINGS = {"project_rows": [argument_mixups(at.project_rows, ("X", "W"))], "matmul_cost": [exact_count]}
 
 DIAGNOSES = {
     "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "

@@ -31,7 +31,9 @@ def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
 
 def gelu_steps(X, *, c):
     """GPT-2's tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    inner = np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3)
+    inner = c("gelu brackets", right=np.sqrt(2.0 / np.pi) * (X + 0.044715 * X ** 3),
+              gelu_brackets_misplaced=np.sqrt(2.0 / np.pi) * X + 0.044715 * X ** 3,
+              gelu_cubic_missing=np.sqrt(2.0 / np.pi) * X)
     return c.step("gelu formula", right=lambda: 0.5 * X * (1.0 + np.tanh(inner)),
                   gelu_exact_erf=lambda: 0.5 * X * (1.0 + np.vectorize(erf)(X / sqrt(2.0))),
                   gelu_sigmoid_approx=lambda: X / (1.0 + np.exp(-1.702 * X)),
@@ -49,7 +51,9 @@ def block_steps(X, p, n_heads, causal=True, *, c):
         return _attend(H, p, c("block heads", right=n_heads, heads_ignored=1), causal)
 
     def mlp(H):
-        return _mlp(H, p, act=c("mlp activation", right=at.gelu, mlp_missing_gelu=lambda Z: Z))
+        return _mlp(H, p, act=c("mlp activation", right=at.gelu, mlp_missing_gelu=lambda Z: Z,
+                                activation_not_gelu=lambda Z: np.maximum(Z, 0.0)),
+                    late_bias=c("mlp bias", right=False, bias_after_activation=True))
 
     if c("norm placement", right="pre", post_ln="post") == "post":
         Y = ln(X + attend(X), "ln1")
@@ -62,7 +66,9 @@ def _attend(H, p, n_heads, causal):
     return at.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
 
 
-def _mlp(H, p, act=at.gelu):
+def _mlp(H, p, act=at.gelu, late_bias=False):
+    if late_bias:
+        return (act(H @ p["W1"]) + p["b1"]) @ p["W2"] + p["b2"]
     return act(H @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
 
 
@@ -71,6 +77,8 @@ def _ln(H, p, which):
 
 
 CHOICES = {
+    "gelu brackets": "Look at the brackets inside your tanh: which terms the constant in front multiplies.",
+    "mlp bias": "Look at where b1 enters: before or after the non-linearity.",
     "norm axis": "Look at the axis of your mean and variance: along each row, one token's features.",
     "norm variance": "Look at what your variance divides by: d, the biased variance.",
     "norm eps": "Look at how your function uses its eps argument.",

@@ -20,6 +20,8 @@ DIAGNOSES = {
                         "Python int is exact however large it grows.",
     "not-a-python-list": "The words are right, but they come back as an array (or as numpy strings) where the "
                          "exercise asks for a list of Python strings.",
+    "wrong-default": "A default value in your function's signature differs from the one the exercise gives, so "
+                     "every call that leaves that argument out gets another answer.",
     "raised-error": "Your function raised an error on this probe (its message is in the list below).",
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
@@ -52,7 +54,7 @@ DIAGNOSES = {
     "average-over-all-rows": "Every row averages the whole sequence, so earlier tokens see the future. "
                              "Row i may only use rows 0..i.",
     "average-over-columns": "You averaged along the feature axis; the average runs over rows (tokens).",
-    "off-by-one-count": "Row i averages i + 1 rows (0..i inclusive), not i.",
+    "off-by-one-count": "The count row i is divided by is one off: row i averages i + 1 rows (0..i inclusive).",
     # scores
     "k-not-transposed": "The keys entered the product untransposed, so it does not pair each query with each key.",
     "kq-instead-of-qk": "You put the keys first, so the rows of the scores are keys instead of queries.",
@@ -203,6 +205,17 @@ DIAGNOSES = {
     "mlp-reads-wrong-input": "The MLP read the wrong input; it reads the layer norm of the stream after the attention "
                              "residual.",
     "gelu-misplaced": "The GELU sits in the wrong place in the MLP; it comes between the two matrices.",
+    "bias-after-activation": "The MLP's first bias b1 was added after the GELU; it belongs inside, before the "
+                             "non-linearity.",
+    "gelu-brackets-misplaced": "The bracket of the tanh's argument is misplaced: the constant in front must "
+                               "multiply the whole sum x + 0.044715 x³, not x alone.",
+    "gelu-cubic-missing": "The cubic term 0.044715 x³ is missing from the tanh's argument.",
+    "softmax-backward-mean-not-sum": "The shared term of each row was a mean of dA · A over the keys instead of "
+                                     "its sum.",
+    "cross-entropy-loss-sign": "The loss is missing its minus sign: the cross-entropy is the mean of -log p of the "
+                               "target, a positive number.",
+    "attention-backward-dv-scaled": "dV was multiplied by the scale too; the scale sits on the scores, so only dQ "
+                                    "and dK carry it.",
     "activation-not-gelu": "The MLP uses another non-linearity; this block uses GELU.",
     "bias-missing": "A bias was left out of the MLP.",
     "layer-norm-gain-bias-missing": "The gain g and the bias b were not applied after normalising.",
@@ -228,11 +241,13 @@ DIAGNOSES = {
     "kv-cache-ignores-size": "Every stored vector has d_head numbers for each of seq_len tokens: both count.",
     "kv-cache-ignores-bytes-per-value": "The count uses a fixed width instead of the bytes_per_value argument.",
     "kv-cache-counts-twice": "Keys and values make a factor 2, counted once.",
-    "integer-overflow": "The count overflows a fixed-width integer (int32) for large models.",
+    "integer-overflow": "The count overflows a fixed-width numpy integer (int32 or int64) for large sizes, where a "
+                        "Python int stays exact however large it grows.",
 }
 
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
 NUDGES = {
+    "wrong-default": "Compare the defaults in your function's first line with the exercise's signature.",
     "mutates-input": "Look for a line that writes into an argument: an in-place operator, an out argument, or an "
                      "assignment into part of an input.",
     "timeout": "Look at the condition that ends each loop.",

@@ -17,6 +17,7 @@ from .spec import Exercise, Probe
 def attend_step_steps(q, K_cache, V_cache, *, c):
     """One query against the cache: softmax(K q / sqrt(d)) V, (d_v,)."""
     K, V = c("cache roles", right=(K_cache, V_cache), kv_swapped=(V_cache, K_cache))
+    K, V = c("cached rows read", right=(K, V), attend_step_first_key_only=(K[:1], V[:1]))
     return attention_steps(q[None, :], K, V, causal=False, c=c)[0]
 
 
@@ -60,6 +61,13 @@ def _inverse_cdf(p, u, side="right"):
     return int(min(np.searchsorted(cdf / cdf[-1], u, side=side), len(p) - 1))
 
 
+def _sharpened(p, temperature):
+    """p ** (1 / T), renormalised: softmax(z / T) in exact arithmetic, 0 / 0 once the powers underflow."""
+    with np.errstate(all="ignore"):
+        q = p ** (1.0 / temperature)
+        return q / q.sum()
+
+
 def sample_next_steps(logits, temperature, u, *, c):
     """argmax at temperature 0 (ties to the first); else the first index whose running total of softmax(z / T)
     rises above u."""
@@ -69,7 +77,8 @@ def sample_next_steps(logits, temperature, u, *, c):
                       sample_ties_to_the_last=lambda: int(len(z) - 1 - np.argmax(z[::-1])))
     scaled = c("temperature", right=z / temperature, sample_ignores_temperature=z,
                sample_temperature_multiplied=z * temperature)
-    p = softmax_steps(scaled, c=c)
+    p = c.step("probabilities", right=lambda: softmax_steps(scaled, c=c),
+               sample_temperature_after_softmax=lambda: _sharpened(softmax(z), temperature))
     above = np.flatnonzero(p > u)
     return c.step("pick", right=lambda: _inverse_cdf(p, u),
                   sample_cumulative_at_least_u=lambda: _inverse_cdf(p, u, "left"),
@@ -93,6 +102,8 @@ CHOICES = {
     "keys and values": "Count the caches: one for the keys and one for the values.",
     "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
     "projections": "Look at which weight matrix makes each of q, k and v: Wq, Wk and Wv, in that order.",
+    "cached rows read": "Look at which cached rows the query reads: all t of them, its own included.",
+    "probabilities": "Look at where the temperature enters: it divides the logits, before the softmax.",
     "cache used": "Look at how each new token's attention is computed: by cache_step, once per token.",
     "new tokens": "Count the tokens you add: n_new of them.",
     "position": "Look at the position vector each fed token gets: its own place, counted from 0.",
@@ -139,6 +150,9 @@ class GraderCacheStep:
             raise CacheStepMisuse(f"cache_step got a K_cache of {t} row{'s' if t > 1 else ''} that is not the "
                                   f"cache it returned ({before}): pass back the K_new and V_new of its previous "
                                   "call, and empty caches (0 rows) for the first token; it appends k and v itself")
+        if t and np.any(np.all(K_cache == np.asarray(k), axis=1)) and np.any(np.all(V_cache == np.asarray(v), axis=1)):
+            raise CacheStepMisuse("cache_step got a k and a v that are already rows of the caches: a token already "
+                                  "in the cache was fed again, so the cache would hold it twice")
         if t >= self.limit:
             raise CacheStepMisuse(f"cache_step was called once too often: {t + 1} calls where {self.limit} are "
                                   "needed (the last new token is never fed back: nothing is predicted after it)")
@@ -193,10 +207,12 @@ def generate_steps(p, prompt, n_new, cache_step, *, c):
     empty = np.zeros((0, p["Wk"].shape[1])), np.zeros((0, p["Wv"].shape[1]))
     K, V = empty
     for i in range(len(tokens) + c("new tokens", right=n_new, generate_stops_early=max(n_new - 1, 0)) - 1):
-        place = c("position", right=i, positions_not_added=None, positions_off_by_one=i + 1)
+        place = c("position", right=i, positions_not_added=None, positions_off_by_one=i + 1,
+                  generate_positions_restart=i if i < len(prompt) else i - len(prompt))
         x = p["tok_emb"][tokens[i]] + (0.0 if place is None else p["pos_emb"][place])
         Wq, Wk, Wv = c("projections", right=(p["Wq"], p["Wk"], p["Wv"]), kv_swapped=(p["Wq"], p["Wv"], p["Wk"]),
-                       q_from_wk=(p["Wk"], p["Wk"], p["Wv"]), q_from_wv=(p["Wv"], p["Wk"], p["Wv"]))
+                       q_from_wk=(p["Wk"], p["Wk"], p["Wv"]), q_from_wv=(p["Wv"], p["Wk"], p["Wv"]),
+                       qk_swapped=(p["Wk"], p["Wq"], p["Wv"]))
         o, K, V = cache_step(x @ Wq, x @ Wk, x @ Wv, K, V)
         K, V = c("caches kept", right=(K, V), cache_not_passed_back=empty)
         if i >= len(prompt) - 1:
@@ -255,7 +271,8 @@ def max_cached_tokens_steps(memory_bytes, n_layers, n_heads, d_head, batch=1, by
     return c.step("whole tokens", right=lambda: m // per_token,
                   max_tokens_exact_fit_excluded=lambda: (m - 1) // per_token,
                   max_tokens_rounded_up=lambda: -(-m // per_token),
-                  max_tokens_rounded_up__nearest=lambda: round(m / per_token), count_rounded=lambda: int(m / per_token))
+                  max_tokens_rounded_up__nearest=lambda: round(m / per_token), count_rounded=lambda: int(m / per_token),
+                  max_tokens_at_least_one=lambda: max(m // per_token, 1))
 
 
 def _max_probe(memory_bytes, *sizes, **kw):
@@ -435,22 +452,6 @@ def kv_scaling(f, seen):
     return None
 
 
-def overflow(f, seen):
-    """Right for small sizes, and equal to the true count wrapped to 32 or 64 bits for large ones."""
-    for _p, o, e in seen:
-        if o.kind != "ok" or not isinstance(e, int) or close(o.value, e):
-            continue
-        if not isinstance(o.value, (int, np.integer)):
-            continue
-        for bits in (32, 64):
-            wrapped = (e + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1)
-            if int(o.value) == wrapped:
-                return "integer-overflow", f"got {int(o.value):,}: the true count {e:,} wrapped around {bits} bits"
-    return None
-
-
-
-
 def only_failing(where, diagnosis, detail):
     """A finding: every failing probe is one where `where(probe)` holds, and a probe outside it passes."""
     def finding(f, seen):
@@ -474,7 +475,8 @@ def _overflowing_probe(p):
 
 
 _MISUSE = {"caches of shapes": "cache-not-passed-back", "not the cache it returned": "cache-not-passed-back",
-           "once too often": "cache-step-extra-call", "feeds the same tokens twice": "cache-restarted"}
+           "once too often": "cache-step-extra-call", "feeds the same tokens twice": "cache-restarted",
+           "fed again": "cache-refed"}
 
 
 def misuse_finding(f, seen):
@@ -548,8 +550,8 @@ FINDINGS = {
                     only_failing(_overflowing_probe, "softmax-no-max-subtraction",
                                  "only the probes with a tiny temperature or huge logits fail")],
     "generate": [misuse_finding, cache_step_never_called, first_wrong_token],
-    "kv_cache_bytes": [overflow, kv_scaling],
-    "max_cached_tokens": [overflow, fit_finding],
+    "kv_cache_bytes": [kv_scaling],
+    "max_cached_tokens": [fit_finding],
 }
 
 
@@ -583,6 +585,8 @@ DIAGNOSES = {
                              "call did not get empty caches of 0 rows and d columns).",
     "cache-restarted": "Your generate starts again from empty caches and feeds the whole sequence once more for every "
                        "new token. The tokens come out right, but that is the recomputation the cache exists to avoid.",
+    "cache-refed": "A token already in the cache was fed to cache_step again, so the cache holds it twice: each "
+                   "step feeds only the newest token, and the cache keeps the rest.",
     "cache-step-extra-call": "cache_step was called once more than needed. The last new token is never fed back: "
                              "nothing is predicted after it, so a prompt of T tokens and n_new new ones needs "
                              "T plus n_new minus 1 calls.",
@@ -598,6 +602,16 @@ DIAGNOSES = {
                                   "reproduces your tokens, so this says only where they part: the logits of the "
                                   "last prompt token agree (or happen to pick the same token), and a later step "
                                   "differs.",
+    "qk-swapped": "q and k were made with each other's weights: q comes from Wq and k from Wk.",
+    "generate-positions-restart": "The new tokens' positions start again at 0 after the prompt; each token sits at "
+                                  "its place in the whole sequence, prompt included.",
+    "attend-step-first-key-only": "The query read only the first cached row, as if it were position 0 under a "
+                                  "causal mask; the new query is the last position and reads every cached row.",
+    "sample-temperature-after-softmax": "The temperature was applied to the probabilities (p to the power 1/T) "
+                                        "instead of dividing the logits: equal in exact arithmetic, it underflows "
+                                        "to 0/0 for a tiny temperature.",
+    "max-tokens-at-least-one": "The answer is never below 1, but when not one token's cache fits in the memory the "
+                               "answer is 0.",
     "q-from-wk": "The query was made with Wk: q must come from the token's vector times Wq.",
     "q-from-wv": "The query was made with Wv: q must come from the token's vector times Wq.",
     "max-tokens-exact-fit-excluded": "A cache that fills the memory exactly still fits: the test is at most the "
@@ -613,6 +627,7 @@ DIAGNOSES = {
 NUDGES = {
     "sample-temperature-zero": "Look at what your function does before it divides by the temperature.",
     "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
+    "cache-refed": "Look at which tokens each turn of your loop feeds: only the newest one is new to the cache.",
     "cache-restarted": "Look at where your caches are set to empty: once, before the first token, or inside the "
                        "loop over new tokens?",
     "generate-prompt-changed": "Look at the first T entries of your result: are they the prompt as given?",

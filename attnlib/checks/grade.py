@@ -1,5 +1,6 @@
 """The grading engine: run the learner's function on an exercise's probes, compare, name the mistake."""
 import functools
+import inspect
 import os
 import zlib
 from dataclasses import replace
@@ -7,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import capstone, choices, guard
-from .properties import GENERAL, Ask, first_finding
+from .properties import GENERAL, Ask, argument_mixups, first_finding
 from .registry import CHOICE_NUDGES, EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
 from .report import OUTPUTS_DIFFER, Report, problems
 from .runner import FRESH_TOL, call, call_many, close, quiet, words
@@ -94,7 +95,8 @@ def check(name, fn, time_limit=None):
     else:
         diagnosis, detail, pointer = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes,
                                                expected, Ask(lambda calls: call_many(fn, calls, limit,
-                                                                                     trusted.forbidden)))
+                                                                                     trusted.forbidden)),
+                                               _defaults(fn))
     i = next((k for k in bad if outcomes[k].mutated), bad[0]) if diagnosis == "mutates-input" else bad[0]
     p, o, e = probes[i], outcomes[i], expected[i]
     extra = len(probes) - len(trusted.probes)  # the fresh random copies of the fixed probes
@@ -235,9 +237,44 @@ def _fail(report):
 FINDINGS = {name: found for module in LESSON_MODULES for name, found in getattr(module, "FINDINGS", {}).items()}
 
 
-def _diagnose(ex, outcomes, expected, ask):
-    """(id, detail, nudge) of the recognised mistake. In order: what the run saw (a changed input, a timeout); the
-    neighbour of the exercise's pipeline that reproduces the learner on every probe (choices.py), or the terms its
+def _defaults(fn):
+    """{parameter: default} of a plain function's signature, read off the function object without calling it."""
+    if not inspect.isfunction(fn):
+        return {}
+    code, given = fn.__code__, fn.__defaults__ or ()
+    names = code.co_varnames[:code.co_argcount]
+    return {**dict(zip(names[len(names) - len(given):], given)), **(fn.__kwdefaults__ or {})}
+
+
+def _wrong_default(ex, defaults, outcomes, expected):
+    """(id, detail) when a default in the learner's signature differs from the exercise's, and the reference called
+    with the learner's default reproduces the learner on every probe."""
+    signature = inspect.signature(ex.reference)
+    for name, mine in defaults.items():
+        right = signature.parameters.get(name, inspect.Parameter.empty)
+        right = right.default if right is not inspect.Parameter.empty else inspect.Parameter.empty
+        if right is inspect.Parameter.empty or (type(mine) is type(right) and _equal(mine, right)):
+            continue
+
+        def with_mine(*args, name=name, mine=mine, **kwargs):
+            given = signature.bind_partial(*args, **kwargs).arguments
+            return ex.reference(*args, **kwargs, **({} if name in given else {name: mine}))
+        if choices.matches(with_mine, ex.probes, outcomes, expected):
+            return "wrong-default", f"your signature's default for {name} is {mine!r}; the exercise's is {right!r}"
+    return None
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an array default compares element-wise
+        return False
+
+
+def _diagnose(ex, outcomes, expected, ask, defaults=None):
+    """(id, detail, nudge) of the recognised mistake. In order: what the run saw (a changed input, a timeout); a
+    default of the learner's signature (`defaults`) that the reference reproduces them with; the neighbour of the
+    exercise's pipeline that reproduces the learner on every probe (choices.py), or the terms its
     gradient is rebuilt from; a hand-written wrong variant that agrees on every probe (for what no choice
     expresses); the exercise's property findings, then the general ones; a hand-written variant that agrees
     wherever the learner returned a value; what the output looks like. The nudge is the changed choice's, if any."""
@@ -245,6 +282,9 @@ def _diagnose(ex, outcomes, expected, ask):
         return "mutates-input", None, ""
     if any(o.kind == "timeout" for o in outcomes):
         return "timeout", None, ""
+    found = _wrong_default(ex, defaults or {}, outcomes, expected)
+    if found:
+        return (*found, "")
     if ex.pipeline is not None:
         found = choices.name(ex.pipeline, ex.probes, outcomes, expected) or _fitted(ex, outcomes)
         if found:
@@ -256,7 +296,9 @@ def _diagnose(ex, outcomes, expected, ask):
         if choices.matches(wrong, ex.probes, outcomes, expected):
             return diagnosis, None, ""
     seen = list(zip(ex.probes, outcomes, expected))
-    diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL, ask, seen)
+    names = ex.probes[0].names or tuple(f"argument {k}" for k in range(len(ex.probes[0].args)))
+    diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL + [argument_mixups(ex.reference, names)],
+                                      ask, seen)
     if diagnosis:
         owners = _choices_naming(ex.name)  # a finding may name what a choice names: that choice's nudge is its
         return diagnosis, detail, _nudge(owners[d] for d in diagnosis.split("+") if d in owners)

@@ -42,6 +42,7 @@ def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c):
     Q, K, V = (split_heads_steps(X @ W, h, c=c) for W in (Wq, Wk, Wv))  # (h, n, d_head)
     wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
     heads = np.stack([weights_steps(q, k, causal, c=c, widths=wider) @ v for q, k, v in zip(Q, K, V)])
+    heads = c("heads computed", right=heads, last_head_dropped=np.concatenate([heads[:-1], 0.0 * heads[-1:]]))
     O = merge_heads_steps(heads, c)
     return c("output projection", right=O @ Wo, wo_ignored=O)
 
@@ -160,12 +161,14 @@ DIAGNOSES = {
                                      "heads of d_head columns each.",
     "heads-tokens-last": "The tokens ended up on the last axis; each head is a matrix with one row per token, "
                          "(n, d_head).",
+    "last-head-dropped": "The loop over the heads stops one short: the last head's output stays zero.",
     "head-slice-one-short": "Each head's slice of columns stops one short: the slice's end is exclusive, so the last "
                             "column of every head was dropped.",
 }
 
 
 CHOICES = {
+    "heads computed": "Count the heads your loop computes: every one of the n_heads.",
     "split": "Check that head 0 of your split equals the first d_head columns of M: which columns does each head "
              "get, and which axis holds the heads?",
     "merge": "Look at how you put the heads back side by side: head 0's columns first, one row per token.",

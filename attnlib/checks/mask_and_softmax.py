@@ -61,7 +61,8 @@ def scale_steps(d, c):
     """The factor 1 / sqrt(d) of the scores."""
     return c("score scale", right=1.0 / np.sqrt(np.float64(d)), scale_missing=np.float64(1.0),
              scale_by_d=np.float64(1.0 / d), scale_inverted=np.sqrt(np.float64(d)),
-             power_precedence=np.float64(d ** -1 / 2))
+             power_precedence=np.float64(d ** -1 / 2), scale_floor_division=np.float64(1 // np.sqrt(d)),
+             scale_by_d_minus_one=np.float64(1.0 / np.sqrt(d - 1)) if d > 1 else np.float64(np.inf))
 
 
 def product_steps(Q, K, c):
@@ -355,6 +356,10 @@ DIAGNOSES = {
                                "to 0 and the row is 0 / 0.",
     "softmax-sum-wrong-axis": "The maximum was subtracted along the right axis, but the sum you divide by runs along "
                               "another one, so the entries along the softmax's axis do not sum to 1.",
+    "scale-floor-division": "The factor was computed with floor division (//), which rounds one over the square "
+                            "root of d down to 0 for every d above 1.",
+    "scale-by-d-minus-one": "The factor is one over the square root of d - 1, as for an unbiased variance; the "
+                            "variance of q·k is exactly d, so the root is of d itself.",
     "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved.",
     "score-scale-measured": "Your factor is close to the right one but not exact: it looks estimated from random "
                             "samples, while the variance of q·k follows exactly from d.",

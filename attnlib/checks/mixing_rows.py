@@ -14,7 +14,8 @@ def uniform_weights_steps(n, *, c):
     i, j = np.indices((n, n))
     keep = c("rows mixed", right=j <= i, mask_hides_past=j >= i, mask_hides_diagonal=j < i) * 1.0
     count = c.step("divided by", right=lambda: keep.sum(axis=1, keepdims=True), weights_not_normalised=lambda: 1.0,
-                   normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1))
+                   normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1),
+                   off_by_one_count=lambda: keep.sum(axis=1, keepdims=True) + 1)
     A = keep / count
     return c("layout", right=A, output_transposed=A.T)
 
@@ -25,8 +26,10 @@ def causal_average_steps(V, *, c):
     total, count = c.step("rows averaged", right=lambda: (np.cumsum(V, axis=0), np.arange(1, n + 1)[:, None]),
                           average_over_all_rows=lambda: (np.broadcast_to(V.sum(axis=0), V.shape), n),
                           mask_hides_past=lambda: (np.cumsum(V[::-1], axis=0)[::-1], np.arange(n, 0, -1)[:, None]),
-                          average_over_columns=lambda: (np.cumsum(V, axis=1), np.arange(1, d + 1)))
+                          average_over_columns=lambda: (np.cumsum(V, axis=1), np.arange(1, d + 1)),
+                          average_over_columns__rows=lambda: (np.cumsum(V, axis=1), np.arange(1, n + 1)[:, None]))
     return total / c("count", right=count, weights_not_normalised=1.0, off_by_one_count=np.arange(n)[:, None],
+                     off_by_one_count__over=np.arange(2, n + 2)[:, None],
                      normalised_by_n=float(n))
 
 

@@ -33,7 +33,8 @@ def softmax_backward_steps(A, dA, *, c):
     F = c("softmax backward factor", right=A, softmax_backward_missing_a_factor=np.ones_like(A))
     axis = c("softmax backward sum", right=-1, softmax_backward_sum_wrong_axis=-2,
              softmax_backward_sum_wrong_axis__first=0)
-    shared = (dA * A).sum(axis=axis, keepdims=axis != 0)
+    shared = c.step("softmax backward reduction", right=lambda: (dA * A).sum(axis=axis, keepdims=axis != 0),
+                    softmax_backward_mean_not_sum=lambda: (dA * A).mean(axis=axis, keepdims=axis != 0))
     return c.terms("softmax-backward", own=F * dA, row_sum=-F * shared)
 
 
@@ -85,6 +86,7 @@ def cross_entropy_steps(logits, targets, *, c):
                     cross_entropy_one_hot_missing=lambda: np.zeros_like(P))
     divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
                 cross_entropy_gradient_divided_twice=divisor * n)
+    picked = c("loss sign", right=picked, cross_entropy_loss_sign=-picked)
     return reduce(picked), c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
 
 
@@ -108,7 +110,8 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
     dS = softmax_backward_steps(A, dA, c=c) * s
     dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
                 attention_backward_dk_from_k=lambda: dS.T @ K)
-    dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO)
+    dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO,
+                attention_backward_dv_scaled=lambda: A.T @ dO * s)
     return c("gradient order", right=(dS @ K, dK, dV), attention_backward_dq_dk_swapped=(dK, dS @ K, dV))
 
 
@@ -395,6 +398,8 @@ FINDINGS = {
 
 CHOICES = {
     "which row": "Only one row of H predicts the next token: the last position's.",
+    "softmax backward reduction": "Look at the shared term of each row: a sum of dA · A over the keys, not a mean.",
+    "loss sign": "Look at the sign of your loss: -log p of the target is positive.",
     "raw scores": "Look at what you return: raw scores, one per word, with no softmax.",
     "logits max": "Look at what you subtract before the exponential: each row's largest logit.",
     "log probability": "Look at the number you take the log of: for huge logits a probability rounds to 0.",

@@ -11,7 +11,8 @@ from .spec import Exercise, Probe
 
 def project_steps(x, W, *, c):
     """x' = x @ W, (d_out,)."""
-    return c.step("product", right=lambda: x @ W, weights_transposed=lambda: W @ x)
+    return c.step("product", right=lambda: x @ W, weights_transposed=lambda: W @ x,
+                  sum_skips_first=lambda: x[1:] @ W[1:], sum_stops_short=lambda: x[:-1] @ W[:-1])
 
 
 def compose(W1, W2):
@@ -24,6 +25,7 @@ def compose_steps(W1, W2, *, c):
     return c.step("product", right=lambda: W1 @ W2, compose_order_swapped=lambda: W2 @ W1,
                   compose_elementwise=lambda: W1 * W2, compose_added=lambda: W1 + W2,
                   output_transposed=lambda: (W1 @ W2).T, sum_stops_short=lambda: W1[:, :-1] @ W2[:-1],
+                  sum_skips_first=lambda: W1[:, 1:] @ W2[1:],
                   weights_transposed=lambda: W1 @ W2.T)
 
 
@@ -79,8 +81,10 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
-    "sum-stops-short": "The sum over the middle index stops one short: the last of the d_mid middle features never "
+    "sum-stops-short": "The sum over the inner index stops one short: the last of the features it runs over never "
                        "contributes to the product.",
+    "sum-skips-first": "The sum over the inner index starts at 1: the first of the features it runs over (index 0) "
+                       "never contributes to the product.",
     "compose-order-swapped": "The two matrices were multiplied in the opposite order: your product applies W2 to the "
                              "row vector before W1.",
     "compose-elementwise": "The matrices were multiplied entry by entry, so nothing sums over the middle features, as "

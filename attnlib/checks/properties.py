@@ -186,6 +186,8 @@ def error_finding(f, seen):
                         return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
         if "truth value of an array" in o.error:
             return "array-truth-value"
+        if o.error.startswith("OverflowError") and "too large to convert" in o.error:
+            return "integer-overflow", "a numpy integer could not hold the number: its width is fixed"
     ndims = [max((a.ndim for a in p.args if isinstance(a, np.ndarray)), default=0) for p, _, _ in seen]
     failed = [o.kind == "error" for _, o, _ in seen]
     if any(d > 2 for d in ndims) and failed == [d > 2 for d in ndims]:
@@ -231,7 +233,9 @@ def shape_finding(f, seen):
         g = _float(got)
         if g is None or not isinstance(e, np.ndarray):
             continue
-        if g.shape != e.shape and g.size == e.size and close(g.reshape(e.shape), e):
+        if g.ndim == 2 and g.shape == e.shape[::-1] and close(g.T, e):
+            return "output-transposed", f"your result has shape {g.shape}, the expected {e.shape} transposed"
+        if g.shape != e.shape and g.ndim != e.ndim and g.size == e.size and close(g.reshape(e.shape), e):
             ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
             found = ("extra-axis" if g.ndim > e.ndim else "axis-dropped") if ones else "flattened"
             return found, f"your result has shape {g.shape}, expected {e.shape}"
@@ -322,8 +326,8 @@ def intermediates(candidates):
 
 
 def argument_mixups(reference, names):
-    """A finding: the output is the reference with one argument used in place of another of the same shape,
-    or with a square argument transposed. `names[i]` labels argument i."""
+    """A finding: the output is the reference with one argument used in place of another of its kind (an array of
+    the same shape, or another int), or with a square argument transposed. `names[i]` labels argument i."""
     def finding(f, seen):
         tally = {}
         for p, o, e in seen:
@@ -331,13 +335,13 @@ def argument_mixups(reference, names):
                 continue
             args = list(p.args)
             for i, a in enumerate(args):
-                if not isinstance(a, np.ndarray):
+                if not _alike(a, a):
                     continue
                 tries = []
-                if a.ndim == 2 and a.shape[0] == a.shape[1]:
+                if isinstance(a, np.ndarray) and a.ndim == 2 and a.shape[0] == a.shape[1]:
                     tries.append((_transposed_id(names[i]), f"{names[i]} was used transposed", i, a.T))
                 for j, b in enumerate(args):
-                    if j != i and isinstance(b, np.ndarray) and b.shape == a.shape and not np.array_equal(a, b):
+                    if j != i and _alike(a, b) and not np.array_equal(a, b):
                         tries.append(("wrong-argument-used", f"{names[j]} was used where {names[i]} belongs", i, b))
                 for diagnosis, detail, at, value in tries:
                     moved = args[:at] + [value] + args[at + 1:]
@@ -346,6 +350,13 @@ def argument_mixups(reference, names):
                     tally[key] = tally.get(key, True) and ok
         return next((key for key, ok in tally.items() if ok), None)
     return finding
+
+
+def _alike(a, b):
+    """Two arguments one could be written for the other: arrays of one shape, or two Python ints (sizes)."""
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype.kind == b.dtype.kind
+    return type(a) is int and type(b) is int
 
 
 def _transposed_id(name):
@@ -470,4 +481,21 @@ def first_finding(findings, f, seen):
     return None, None
 
 
-GENERAL = [error_finding, shape_finding]
+def exact_count(f, seen):
+    """An int that is right for small sizes, and the true count wrapped to 32 or 64 bits, or rounded by a float, for
+    large ones."""
+    for _p, o, e in seen:
+        if o.kind != "ok" or not isinstance(e, int) or close(o.value, e):
+            continue
+        if not isinstance(o.value, (int, np.integer)) or isinstance(o.value, bool):
+            continue
+        got = int(o.value)
+        for bits in (32, 64):
+            if got == (e + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1):
+                return "integer-overflow", f"got {got:,}: the true count {e:,} wrapped around {bits} bits"
+        if e > 2 ** 53 and abs(got - e) <= e * 2.0 ** -50:
+            return "count-rounded", f"got {got:,}, {got - e:+,} from the true count {e:,}: a float rounded it"
+    return None
+
+
+GENERAL = [error_finding, exact_count, shape_finding]

@@ -83,7 +83,8 @@ def entropy_steps(A, *, c):
     total = c.step("sum", right=lambda: terms.sum(axis=1), entropy_wrong_axis=lambda: terms.sum(axis=0),
                    entropy_whole_matrix=lambda: np.full(A.shape[0], terms.sum()),
                    entropy_mean_not_sum=lambda: terms.sum(axis=1) / A.shape[1],
-                   entropy_normalised=lambda: terms.sum(axis=1) / np.log(A.shape[1]))
+                   entropy_normalised=lambda: terms.sum(axis=1) / np.log(A.shape[1]),
+                   entropy_uniform_assumed=lambda: -np.log((A > 0).sum(axis=1)))
     return c("sign", right=0.0 - total, entropy_sign=total)
 
 
@@ -138,6 +139,8 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
+    "entropy-uniform-assumed": "You returned the log of the number of keys a row attends to, the entropy of a "
+                               "uniform row; the entropy depends on the weights themselves.",
     "entropy-weights-left-out": "You added up -log A over the keys without weighting each term by its A.",
     "entropy-log-of-one-plus": "You took the log of one plus each weight, a different function from the log of the "
                                "weight.",

@@ -14,6 +14,10 @@ are accepted by design (POLICY below).
                                         (182 mistakes, 39 right answers)
     all_exercises.py                    every exercise, written after the grader's catalogue and before its choice
                                         pipelines (275 mistakes, 80 right answers)
+    all_exercises_unseen.py             every exercise, written after the choice pipelines covered 40 of them
+                                        (403 mistakes, 86 right answers)
+    all_exercises_unseen_second.py      every exercise, in other learners' habits, written at the same time and
+                                        first run after the fixes the set above led to (266 mistakes, 61 right answers)
  Each set's rates
 (caught, named, right answers passing) are printed by `python tests/grader/test_blind.py`; the rates of each set's
 first run against the grader are in tests/grader/blind/README.md.
@@ -36,7 +40,8 @@ GENERIC = {None, "wrong-shape", "raised-error", "non-finite-output", "wrong-type
            "not-attempted", "crashed"}
 IN_PLACE = ("in place", "in-place", "overwrit")
 
-MIN_NAMED = {"all_exercises": 0.88}  # its first run named 244/275 (88.7%) specifically; the older sets 90%
+# A set written after the grader keeps its first run's share of specific names as its floor; the older sets 90%.
+MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86}  # first runs: 244/275 (88.7%), 349/403 (86.6%)
 
 # Accepted by design, so each of these must pass (and is left out of the rates). A numpy integer where the text
 # asks for a Python int is no longer one of them: it wraps around past 2**63, and the grader names it.
@@ -47,6 +52,10 @@ POLICY = {
     "returns the factor rounded to float32": FLOAT32,
     "keeps the running output acc in float32": FLOAT32,
     "computes in float32": FLOAT32,
+    "computes the product in float32, which overflows to inf for large but valid inputs": FLOAT32,
+    "returns a numpy float32, not a float, and only about 7 digits exact": FLOAT32,
+    "computes in float32, so large but valid scores overflow to inf/NaN": FLOAT32,
+    "computes in float32, so huge scores overflow": FLOAT32,
 }
 
 
@@ -77,6 +86,8 @@ def test_the_blind_sets_are_large_and_cover_every_exercise():
     assert len(SETS["deeper_exercises_and_capstone"].MISTAKES) >= 150 and len(SETS["all_exercises"].MISTAKES) >= 250
     assert {m.exercise for m in SETS["all_exercises"].MISTAKES} == set(NAMES)
     assert {m.exercise for m in SETS["all_exercises"].ACCEPTABLE} == set(NAMES)
+    for name in ("all_exercises_unseen", "all_exercises_unseen_second"):
+        assert len(SETS[name].MISTAKES) >= 150 and {m.exercise for m in SETS[name].MISTAKES} == set(NAMES), name
     assert set(POLICY) <= {m.what for _, m in MISTAKES}  # no stale policy entry
 
 
