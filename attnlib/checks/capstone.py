@@ -1,18 +1,32 @@
 """The capstone: the learner's own functions inside TinyLM, trained and generating, against attnlib's.
 
-check("capstone", ops) trains a small TinyLM on the cat sentences twice from the
-same seed, once with attnlib's ops and once with the learner's, then generates
-greedily and by sampling with each. Loss curves within a relative RTOL of each other
-at every step and equal tokens pass. The training rows (SEQ_LEN words) are shorter
-than the positions the model holds (max_len), so that a mistake in which position
-rows `embed` adds shows in training too, not only in generation.
-Otherwise each of the learner's ops is put alone into attnlib's model: the first
-one (in course order) that alone makes the runs differ is named. An op the
-learner's model did not call directly (a softmax, when their attention computes
-its own) is also tried alone before a pass. Every run follows the same learning-rate
-schedule, that of the full STEPS-step run, even when it stops early. It all runs
-in a separate process, as every check does.
+check("capstone", ops) first runs each op's own exercise check, as its notebook does:
+training cannot show every mistake (Adam rescales each gradient, so a gradient off by
+a constant factor may train alike; an input changed in place may never be read again).
+Then it trains a small TinyLM on the cat sentences twice from the same seed, once with
+attnlib's ops and once with the learner's, then generates greedily and by sampling with
+each. It passes when every op passes its own check, the loss curves are within a
+relative RTOL of each other at every step and the tokens are equal. The training rows
+(SEQ_LEN words) are shorter than the positions the model holds (max_len), so that a
+mistake in which position rows `embed` adds shows in training too, not only in generation.
+Where the runs part, each of the learner's ops is put alone into attnlib's model: the
+first one that alone makes the runs differ is named, trying those that fail their own
+check first, then the rest in course order. An op the learner's model did not call
+directly (a softmax, when their attention computes its own) is also tried alone before
+a pass. Every run follows the same learning-rate schedule, that of the full STEPS-step
+run, even when it stops early. The training runs in a separate process, and each op's
+check runs the op in its own, as every check does.
+
+The report names the op that alone parts the runs, if one does, then every op that
+fails its own check (with that check's diagnosis), then the rest of what training
+showed. Its diagnosis is the most specific id found: the own check's id of the op that
+alone parts the runs, else that of the first op failing its own check, else what
+training showed (op-changes-loss, ...), else op-fails-its-check (an op fails its own
+check with no name for the mistake, and training does not show it).
 """
+import contextlib
+import re
+import sys
 import time
 
 import numpy as np
@@ -22,6 +36,7 @@ from ..data import SentenceTask
 from ..model import TinyLM
 from ..learner_ops import NAMES, check as check_ops
 from ..train import train
+from .diagnoses import explain
 from .report import Report
 from .runner import call
 
@@ -43,8 +58,9 @@ HINT1 = ("The model is the composition of your functions. Each must agree with a
          "model gives it, or the loss drifts apart from the first step it is used.")
 HINT2 = ("Open the exercise notebook of the op the report names and run its check there: that report shows the "
          "exact entries that differ.")
-FORMULA = ("For every op in your dict and every input the model feeds it: yours and attnlib's agree to about "
-           "1e-9, so the two loss curves agree to 1e-6 at every step and the generated tokens are equal.")
+FORMULA = ("For every op in your dict: its own exercise check passes, and on every input the model feeds it yours "
+           "and attnlib's agree to about 1e-9, so the two loss curves agree to 1e-6 at every step and the generated "
+           "tokens are equal.")
 
 DIAGNOSES = {
     "op-raised": "One of your functions raised an error inside the model, on inputs of the shapes the exercise "
@@ -54,6 +70,8 @@ DIAGNOSES = {
                              "the generated tokens differ.",
     "ops-combined": "No single function of yours changes the model on its own, but together they do: two of "
                     "them disagree about shapes or conventions in a way each check alone cannot see.",
+    "op-fails-its-check": "One of your functions does not pass its own exercise check, although training with it "
+                          "does not show the mistake.",
 }
 NUDGES = {
     "op-raised": "Read the error message and the shapes of the arguments the model passed.",
@@ -63,6 +81,8 @@ NUDGES = {
                              "never showed its mistake, because training does not call it (the cache step, the "
                              "sampler) or gives it other inputs than generation does (one new token at a time).",
     "ops-combined": "Put your functions in one at a time and watch which pair makes the runs part.",
+    "op-fails-its-check": "Run the check of the function the report names, in its exercise notebook: its report "
+                          "shows the probe and the entries that differ.",
 }
 
 
@@ -159,14 +179,20 @@ def first_step(losses, ref_losses):
     return int(np.argmax(apart)) if apart.any() else (n if n < len(ref_losses) else None)
 
 
-def culprit(ops, mine, ref):
-    """(name, what it does) of the first op in course order that alone changes the run, or ('', '').
+def in_order(ops, first=()):
+    """The names of the ops in course order, those in `first` (the ops failing their own check) ahead."""
+    names = [n for n in NAMES if n in ops]
+    return [n for n in names if n in first] + [n for n in names if n not in first]
+
+
+def culprit(ops, mine, ref, names):
+    """(name, what it does) of the first op of `names` that alone changes the run, or ('', '').
 
     Where training parted at step k, each op alone trains the first k + 1 steps of the same schedule. Where
     training matched, each op alone only generates, from the weights attnlib's run trained (equal to the
     learner's)."""
     k = first_step(mine[0], ref[0])
-    for name in (n for n in NAMES if n in ops):
+    for name in names:
         if k is None:
             why = difference(run({name: ops[name]}, weights=ref[4]), ref)
         else:
@@ -177,8 +203,9 @@ def culprit(ops, mine, ref):
     return "", ""
 
 
-def compare(ops):
-    """Everything the report needs, as plain values (it crosses a process boundary).
+def compare(ops, failing=()):
+    """Everything the report needs, as plain values (it crosses a process boundary). Ops alone are tried in
+    in_order(ops, failing): those that fail their own check first.
 
     `unused` lists the ops the learner's model did not call directly (their other functions do that work):
     when the runs agree, each of those is tried alone, and the first that alone changes the run is named."""
@@ -186,14 +213,51 @@ def compare(ops):
     ref = run({})
     wrapped, calls = counted(ops)
     mine = run(wrapped)
-    unused = [n for n in NAMES if n in ops and not calls[n]]
+    names = in_order(ops, failing)
+    unused = [n for n in names if not calls[n]]
     found = difference(mine, ref)
-    name, why = culprit(ops, mine, ref) if found else ("", "")
+    name, why = culprit(ops, mine, ref, names) if found else ("", "")
     if found and not name:  # no op alone parts within k + 1 steps: try each over the whole run
-        name, why = next(((n, w) for n in NAMES if n in ops and (w := difference(run({n: ops[n]}), ref))), ("", ""))
+        name, why = next(((n, w) for n in names if (w := difference(run({n: ops[n]}), ref))), ("", ""))
     if not found:
         name, why = next(((n, w) for n in unused if (w := difference(run({n: ops[n]}), ref))), ("", ""))
     return (found, name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start)
+
+
+def own_checks(ops):
+    """{name: its Report} of the ops that do not pass their own exercise check, in course order. Each check runs
+    the op in a child process of its own, as in its notebook; a failing check's report is not displayed there."""
+    from .grade import CheckFailed, check  # grade.py imports this module
+    failing = {}
+    with _undisplayed():
+        for name in in_order(ops):
+            try:
+                report = check(name, ops[name])
+            except CheckFailed as exc:
+                report = exc.report
+            if not report.passed:
+                failing[name] = report
+    return failing
+
+
+def _undisplayed():
+    """A context in which IPython's display() shows nothing (a no-op outside IPython)."""
+    if "IPython" not in sys.modules:
+        return contextlib.nullcontext()
+    from IPython.utils.capture import capture_output
+    return capture_output(stdout=False, stderr=False, display=True)
+
+
+def _own(name, report):
+    """The problem line for an op that fails its own check: its id and the first line of its explanation, or what
+    its check saw when it has no id."""
+    if report.status == "not-attempted":
+        said = "it is not written yet (it raises NotImplementedError)"
+    else:  # a grid a problem points to is in that check's report, not in this one
+        seen = re.sub(r" \((see the grid|the grid shows output \d+)\)", "", (report.problems or ["it fails"])[0])
+        said = (explain(report.diagnosis) or seen).splitlines()[0]
+        said = f"{report.diagnosis} — {said}" if report.diagnosis else said
+    return f"your {name} does not pass its own check ({lesson(name).stem}.ipynb): {said}"
 
 
 def grade(ops, time_limit=None):
@@ -206,11 +270,12 @@ def grade(ops, time_limit=None):
                       formula=FORMULA)
     if not ops:
         return Report(NAME, "not-attempted", todo=TODO)
-    outcome = call(compare, (ops,), {}, ("ops",), TIME_LIMIT if time_limit is None else time_limit)
+    failing = own_checks(ops)
+    outcome = call(compare, (ops, tuple(failing)), {}, ("ops", "failing"),
+                   TIME_LIMIT if time_limit is None else time_limit)
     if outcome.kind != "ok":
         diagnosis = {"timeout": "timeout", "crashed": "crashed"}.get(outcome.kind, "raised-error")
-        return Report(NAME, "fail", diagnosis=diagnosis, probe="training with your ops",
-                      problems=[outcome.error or outcome.kind], hints=hints, formula=FORMULA)
+        return _fail(failing, "", diagnosis, "training with your ops", [outcome.error or outcome.kind])
     found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds = outcome.value
     setup = (f"training TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) for {STEPS} steps on the cat "
              f"sentences (batches of {BATCH} rows of {SEQ_LEN} words), then generating {N_NEW} tokens after "
@@ -222,11 +287,14 @@ def grade(ops, time_limit=None):
         gap = largest_gap(my_losses, ref_losses)  # below 1e-12 its digits are the CPU's rounding: not shown
         agree = (f"within a relative {RTOL:g} of attnlib's at every step (the largest gap is "
                  f"{'below 1e-12' if gap < 1e-12 else f'{gap:.0e}'})")
-        return Report(NAME, "pass", summary=(
-            f"your {len(ops)} ops ({', '.join(ops)}) trained the model: loss {ref_losses[0]:.3f} -> "
-            f"{ref_losses[-1]:.3f} over {STEPS} steps, {agree}; it generated "
-            f"{greedy!r} (greedy) and {sampled!r} (sampled, the first of {len(SAMPLE_SEEDS)}), the same tokens as "
-            f"attnlib's ({seconds:.1f} s).{alone}"))
+        trained = (f"trained the model: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, {agree}; "
+                   f"it generated {greedy!r} (greedy) and {sampled!r} (sampled, the first of {len(SAMPLE_SEEDS)}), "
+                   "the same tokens as attnlib's")
+        if not failing:
+            return Report(NAME, "pass", summary=(f"your {len(ops)} ops ({', '.join(ops)}) each pass their own check "
+                                                 f"and {trained} ({seconds:.1f} s).{alone}"))
+        return _fail(failing, "", "", f"each op's own check, then {setup}",
+                     [f"with all your ops, training does not show it: they {trained}"])
     if name:
         diagnosis = ("op-raised" if why.startswith("the run stopped") else
                      "op-changes-loss" if why.startswith("the loss") else "op-changes-generation")
@@ -242,7 +310,22 @@ def grade(ops, time_limit=None):
         if found.startswith("training matches"):
             problems.append("training matches and only generation differs: two of your functions disagree on what "
                             "generation gives them, one new token at a time")
-    return Report(NAME, "fail", diagnosis=diagnosis, probe=setup, problems=problems, hints=hints, formula=FORMULA)
+    return _fail(failing, name, diagnosis, f"each op's own check, then {setup}" if failing else setup, problems)
+
+
+def _fail(failing, name, diagnosis, probe, problems):
+    """A failing Report on `problems`, what training showed (its id `diagnosis`, '' when training agreed; the first
+    problem names `name`, the op that alone parts the runs, if any), with a line for each op failing its own check
+    after that first one (`name` ahead, then in course order). The report's id is the most specific one found (see
+    the module's docstring); the nudge is that of the op's own check it came from."""
+    first = sorted(failing, key=lambda n: n != name)
+    by = next((n for n in first if failing[n].diagnosis), None)
+    nudge = (f"In your {by} ({lesson(by).stem}.ipynb, where its check shows the probe it fails): "
+             f"{failing[by].hint2}" if by else "")
+    k = 1 if name else 0
+    return Report(NAME, "fail", diagnosis=failing[by].diagnosis if by else diagnosis or "op-fails-its-check",
+                  probe=probe, problems=problems[:k] + [_own(n, failing[n]) for n in first] + problems[k:],
+                  hints=(HINT1, HINT2), formula=FORMULA, nudge=nudge)
 
 
 def _generation_only(name):

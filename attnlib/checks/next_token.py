@@ -140,8 +140,10 @@ def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
     dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-mean(dXhat) * out,
                  variance_term=-Xhat * mean(dXhat * Xhat) * out)
     rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1)
-    dg = c("dg", right=(dY * Xhat).sum(axis=rows), layer_norm_backward_dg_uses_x=(dY * X).sum(axis=rows))
-    db = dY.sum(axis=rows) / c("db", right=1, layer_norm_backward_parameter_gradients_averaged=len(X))
+    dg = c.terms("layer-norm-backward-dg", sum=c("dg", right=(dY * Xhat).sum(axis=rows),
+                                                 layer_norm_backward_dg_uses_x=(dY * X).sum(axis=rows)))
+    db = c.terms("layer-norm-backward-db", sum=dY.sum(axis=rows) / c(
+        "db", right=1, layer_norm_backward_parameter_gradients_averaged=len(X)))
     return dX, dg, db
 
 
@@ -224,7 +226,7 @@ EXERCISES = [
         probes=[_lnb_probe(560, 4, 6, 2.0), _lnb_probe(565, 5, 5, 1.0), _lnb_probe(570, 3, 5, 0.3, eps=0.1),
                 _lnb_probe(575, 6, 3, 3e-3, offset=1e-3), _lnb_probe(580, 4, 8, 1.5, dtype=np.float32)],
         pipeline=layer_norm_backward_steps,
-        gradients=(("layer-norm-backward", 0),),
+        gradients=(("layer-norm-backward", 0), ("layer-norm-backward-dg", 1), ("layer-norm-backward-db", 2)),
         verified="dX with both corrections (row mean and row variance), dg and db, on a square and a wide X, "
                  "eps=0.1, nearly constant rows where eps dominates, and float32",
         hint1="db and dg collect dY over the rows, dg weighted by the normalised input. For dX, remember that the "

@@ -3,11 +3,16 @@
 The reference for the ops path is TinyLM on attnlib's own batched layers, a different
 implementation from the learner-style ops: the two must agree on logits, loss, every gradient and the
 generated tokens. The op functions used here are the learner-style numpy ones of
-tests/grader/mutants/capstone.py, written without attnlib.
+tests/grader/mutants/capstone.py, written without attnlib. The capstone runs each op's own
+exercise check before training, so its report names an op that fails it even where training
+cannot show the mistake.
 """
 import contextlib
 import io
 import shutil
+import subprocess
+import sys
+import textwrap
 
 import nbformat
 import numpy as np
@@ -85,16 +90,24 @@ def test_bad_ops_get_a_clear_error():
                                rtol=1e-10, atol=1e-12)
 
 
+BROKEN = {"gelu-relu": "gelu", "layer-norm-backward-variance-term-missing": "layer_norm_backward",
+          "scale-missing": "cache_step", "op-raised": "cross_entropy", "mutates-input": "layer_norm",
+          "layer-norm-eps-ignored": "layer_norm"}
+
+
 @pytest.mark.parametrize("expected, ops", learner.WRONG["capstone"],
                          ids=[e for e, _ in learner.WRONG["capstone"]])
-def test_the_capstone_names_the_op_that_parts_the_runs(expected, ops):
-    broken = {"op-changes-loss": ("gelu", "layer_norm_backward"), "op-changes-generation": ("cache_step",),
-              "op-raised": ("cross_entropy",)}[expected]
+def test_the_capstone_names_the_op_that_fails_its_own_check(expected, ops):
+    diagnosis, _, own, _ = failed(ops)
+    assert diagnosis == expected
+    assert own == [BROKEN[expected]]
+
+
+def own_diagnosis(name, fn):
+    """The id the op's own check gives (it must fail)."""
     with pytest.raises(CheckFailed) as info:
-        check("capstone", ops)
-    assert info.value.diagnosis == expected
-    first = info.value.report.problems[0]
-    assert any(first.startswith(f"your {name} alone") for name in broken), first
+        check(name, fn)
+    return info.value.diagnosis
 
 
 def test_the_capstone_is_not_attempted_without_ops_and_refuses_a_wrong_type():
@@ -144,22 +157,43 @@ def cross_entropy_gradient_not_divided(logits, targets):
     return -np.mean(np.log(P[np.arange(n), targets])), dlogits
 
 
-def named(ops):
+def failed(ops):
+    """(diagnosis, the op named alone in attnlib's model or None, the ops failing their own check, problems) of a
+    failing capstone. The op alone comes first, then the lines for the ops failing their own check."""
     with pytest.raises(CheckFailed) as info:
         check("capstone", ops)
-    first = info.value.report.problems[0]
-    assert first.startswith("your ") and " alone, in attnlib's model" in first, first
-    return info.value.diagnosis, first.split()[1], info.value.report.problems
+    problems = info.value.report.problems
+    alone = [p.split()[1] for p in problems if p.startswith("your ") and " alone, in attnlib's model" in p]
+    assert len(alone) <= 1 and all(" alone, in attnlib's model" in p for p in problems[:len(alone)]), problems
+    own = [p.split()[1] for p in problems if " does not pass its own check (" in p]
+    assert all(" does not pass its own check (" in p for p in problems[len(alone):len(alone) + len(own)]), problems
+    return info.value.diagnosis, (alone or [None])[0], own, problems
+
+
+def attnlibs_softmax_wrapped(S, axis=-1):
+    """Right values, but attnlib's softmax: its own check says uses-attnlib, and the capstone reports that too."""
+    return attnlib.softmax(S, axis)
+
+
+def named(ops):
+    """(diagnosis, the op named alone, problems), where one op alone parts the runs."""
+    diagnosis, name, _, problems = failed(ops)
+    assert name, problems
+    return diagnosis, name, problems
+
+
+def line(problems, start):
+    return next(p for p in problems if p.startswith(start))
 
 
 @pytest.mark.parametrize("ops", [{"softmax": softmax_axis0}, {**learner.ALL, "softmax": softmax_axis0}],
                          ids=["alone", "beside an attention with its own softmax"])
 def test_a_softmax_over_the_wrong_axis_is_named_even_when_the_model_never_calls_it(ops):
     diagnosis, name, problems = named(ops)
-    assert (diagnosis, name) == ("op-changes-loss", "softmax")
-    assert "from step 0" in problems[0]
-    with pytest.raises(CheckFailed):  # the op's own check, where the advice sends the learner, fails too
-        check("softmax", softmax_axis0)
+    assert (diagnosis, name) == ("softmax-wrong-axis", "softmax")  # the id of the op's own check
+    assert problems[1].startswith("your softmax does not pass its own check (06_mask_and_softmax.ipynb): "
+                                  "softmax-wrong-axis — "), problems
+    assert "from step 0" in line(problems, "your softmax alone")
 
 
 def test_a_short_run_is_the_start_of_the_full_one():
@@ -178,18 +212,19 @@ def test_a_short_run_is_the_start_of_the_full_one():
     {"cross_entropy": cross_entropy_gradient_not_divided},
     {"softmax": learner.softmax, "cross_entropy": cross_entropy_gradient_not_divided},
     {"gelu": learner.gelu, "cross_entropy": cross_entropy_gradient_not_divided},
-    {"softmax": lambda S, axis=-1: attnlib.softmax(S, axis), "cross_entropy": cross_entropy_gradient_not_divided},
+    {"softmax": attnlibs_softmax_wrapped, "cross_entropy": cross_entropy_gradient_not_divided},
 ], ids=["alone", "beside softmax", "beside gelu", "beside attnlib's softmax, wrapped"])
 def test_a_late_parting_cross_entropy_is_named_beside_correct_ops(ops):
-    diagnosis, name, problems = named(ops)
-    assert (diagnosis, name) == ("op-changes-loss", "cross_entropy")
-    step = int(problems[1].split("from step ")[1].split(":")[0])
+    diagnosis, name, own, problems = failed(ops)
+    assert name == "cross_entropy" and diagnosis == own_diagnosis("cross_entropy", cross_entropy_gradient_not_divided)
+    assert "cross-entropy-gradient-not-averaged" in diagnosis
+    assert own[0] == "cross_entropy"  # the op that parts the runs first, then any other op failing its own check
+    assert own[1:] == (["softmax"] if ops.get("softmax") is attnlibs_softmax_wrapped else [])  # uses-attnlib
+    step = int(line(problems, "with all your ops").split("from step ")[1].split(":")[0])
     assert step > 5, problems  # it parts after the warm-up: the schedule matters
-    assert f"from step {step}:" in problems[0]  # alone, it parts where all the ops together part
+    assert f"from step {step}:" in line(problems, "your cross_entropy alone")  # alone, it parts where all part
     for other in set(ops) - {"cross_entropy"}:
         assert capstone.difference(capstone.run({other: ops[other]}), capstone.run({})) == ""
-    with pytest.raises(CheckFailed):  # and its own check fails, where the advice sends the learner
-        check("cross_entropy", cross_entropy_gradient_not_divided)
 
 
 # ---------------------------------------------------------------------------
@@ -227,9 +262,11 @@ def test_a_broken_attention_among_all_the_learners_ops_parts_the_loss_at_step_0(
     with contextlib.redirect_stdout(io.StringIO()):
         mine = my_functions(folder=broken_attention_notebooks)
     assert set(mine) == set(NAMES)
-    diagnosis, name, problems = named(mine)
-    assert (diagnosis, name) == ("op-changes-loss", "attention")
-    assert problems[1].startswith("with all your ops: the loss differs from step 0:"), problems
+    diagnosis, name, own, problems = failed(mine)
+    assert name == "attention" and own[0] == "attention"  # their heads and block run it, and fail their checks too
+    assert set(own) == {"attention", "multi_head_attention", "transformer_block"}, own
+    assert diagnosis == own_diagnosis("attention", mine["attention"])
+    assert line(problems, "with all your ops").startswith("with all your ops: the loss differs from step 0:")
 
 
 # ---------------------------------------------------------------------------
@@ -264,8 +301,8 @@ def embed_positions_from_the_end(tokens, tok_emb, pos_emb):
 def test_training_rows_are_shorter_than_the_model_so_a_wrong_embed_parts_the_loss_at_step_0():
     assert capstone.task().seq_len < capstone.MODEL["max_len"]
     diagnosis, name, problems = named({"embed": embed_positions_from_the_end})
-    assert (diagnosis, name) == ("op-changes-loss", "embed")
-    assert "the loss differs from step 0" in problems[0]
+    assert (diagnosis, name) == ("positions-from-the-end", "embed")
+    assert "the loss differs from step 0" in line(problems, "your embed alone")
 
 
 def layer_norm_one_row_unnormalised(X, g, b, eps=1e-5):
@@ -275,6 +312,7 @@ def layer_norm_one_row_unnormalised(X, g, b, eps=1e-5):
 
 
 def test_a_difference_only_in_generation_is_pinned_on_the_op_that_makes_it():
+    assert check("layer_norm", layer_norm_one_row_unnormalised).passed  # its own check has no one-row probe
     diagnosis, name, problems = named({"layer_norm": layer_norm_one_row_unnormalised, "cache_step": learner.cache_step})
     assert (diagnosis, name) == ("op-changes-generation", "layer_norm")
     advice = problems[-1]
@@ -286,3 +324,80 @@ def test_a_difference_only_in_generation_is_pinned_on_the_op_that_makes_it():
     with pytest.raises(CheckFailed) as info:  # the cache step is only ever called by generation
         check("capstone", learner.WRONG["capstone"][2][1])
     assert "training never calls your cache_step" in info.value.report.problems[-1]
+
+
+# ---------------------------------------------------------------------------
+# what training cannot show, each op's own check does: Adam rescales every gradient, and an input changed in place
+# may never be read again
+
+def layer_norm_backward_dg_doubled(X, g, dY, eps=1e-5):
+    dX, dg, db = learner.layer_norm_backward(X, g, dY, eps)
+    return dX, 2 * dg, db
+
+
+def layer_norm_backward_dg_doubled_off_the_model(X, g, dY, eps=1e-5):
+    """dg doubled, except at the model's width: a stand-in for a mistake training cannot see."""
+    dX, dg, db = learner.layer_norm_backward(X, g, dY, eps)
+    return dX, dg if X.shape[1] == capstone.MODEL["d_model"] else 2 * dg, db
+
+
+@pytest.mark.parametrize("ops", [{"layer_norm_backward": layer_norm_backward_dg_doubled},
+                                 learner._with(layer_norm_backward=layer_norm_backward_dg_doubled)],
+                         ids=["alone", "among all the ops"])
+def test_a_gradient_off_by_a_constant_factor_is_named_by_its_own_check(ops):
+    own_id = own_diagnosis("layer_norm_backward", layer_norm_backward_dg_doubled)
+    diagnosis, name, own, problems = failed(ops)
+    assert own == ["layer_norm_backward"] and name == "layer_norm_backward"
+    assert diagnosis == (own_id or "op-changes-loss")  # the own check's id where it names the mistake
+    assert problems[1].startswith("your layer_norm_backward does not pass its own check (11_next_token.ipynb): ")
+    assert "(see the grid)" not in problems[1]  # that grid is in the op's own report, not in this one
+
+
+def test_an_op_failing_its_own_check_fails_the_capstone_where_training_agrees():
+    ops = {"layer_norm_backward": layer_norm_backward_dg_doubled_off_the_model}
+    assert capstone.difference(capstone.run(ops), capstone.run({})) == ""  # training cannot see it
+    own_id = own_diagnosis("layer_norm_backward", layer_norm_backward_dg_doubled_off_the_model)
+    diagnosis, name, own, problems = failed(ops)
+    assert (own, name) == (["layer_norm_backward"], None)
+    assert diagnosis == (own_id or "op-fails-its-check")
+    assert problems[1].startswith("with all your ops, training does not show it: they trained the model: loss ")
+
+
+@pytest.mark.parametrize("expected, wrong", [("mutates-input", learner.layer_norm_centres_in_place),
+                                             ("layer-norm-eps-ignored", learner.layer_norm_eps_ignored)])
+def test_a_layer_norm_training_cannot_tell_apart_is_named_by_its_own_check(expected, wrong):
+    ops = learner._with(layer_norm=wrong)
+    assert capstone.difference(capstone.run(ops), capstone.run({})) == ""  # training cannot see it
+    diagnosis, name, own, problems = failed(ops)
+    assert (diagnosis, name, own) == (expected, None, ["layer_norm"])
+    assert problems[0].startswith(f"your layer_norm does not pass its own check (10_block.ipynb): {expected} — ")
+    with pytest.raises(CheckFailed) as info:
+        check("capstone", ops)
+    assert "layer_norm" in info.value.report.hint2  # the nudge of the op's own check, where to look
+
+
+@pytest.mark.parametrize("ops", learner.RIGHT["capstone"], ids=lambda ops: "+".join(sorted(ops))[:40])
+def test_right_ops_pass_their_own_checks_and_the_capstone(ops):
+    report = check("capstone", ops)
+    assert report.passed and f"your {len(ops)} ops ({', '.join(ops)}) each pass their own check" in report.summary
+
+
+def test_the_own_checks_reports_are_not_displayed_only_the_capstones():
+    """In a notebook a failing check displays its report: the capstone shows one report, its own."""
+    script = textwrap.dedent("""
+        import sys
+        from IPython.core.interactiveshell import InteractiveShell
+        from IPython.utils.capture import capture_output
+        sys.path.insert(0, "tests/grader")
+        from attnlib.checks import CheckFailed, check
+        from mutants import capstone as learner
+        InteractiveShell.instance()
+        with capture_output() as shown:
+            try:
+                check("capstone", learner._with(layer_norm=learner.layer_norm_centres_in_place))
+            except CheckFailed:
+                pass
+        print([o.data["text/html"].split('data-exercise="')[1].split('"')[0] for o in shown.outputs])
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1:] == ["['capstone']"], out.stdout + out.stderr
