@@ -348,7 +348,7 @@ def test_a_gradient_off_by_a_constant_factor_is_named_by_its_own_check(ops):
     own_id = own_diagnosis("layer_norm_backward", layer_norm_backward_dg_doubled)
     diagnosis, name, own, problems = failed(ops)
     assert own == ["layer_norm_backward"] and name == "layer_norm_backward"
-    assert diagnosis == (own_id or "op-changes-loss")  # the own check's id where it names the mistake
+    assert diagnosis == own_id == "layer-norm-backward-dg-sum-doubled"  # the own check's fit of dg's term
     assert problems[1].startswith("your layer_norm_backward does not pass its own check (11_next_token.ipynb): ")
     assert "(see the grid)" not in problems[1]  # that grid is in the op's own report, not in this one
 
@@ -359,7 +359,7 @@ def test_an_op_failing_its_own_check_fails_the_capstone_where_training_agrees():
     own_id = own_diagnosis("layer_norm_backward", layer_norm_backward_dg_doubled_off_the_model)
     diagnosis, name, own, problems = failed(ops)
     assert (own, name) == (["layer_norm_backward"], None)
-    assert diagnosis == (own_id or "op-fails-its-check")
+    assert diagnosis == own_id == "layer-norm-backward-dg-sum-doubled"
     assert problems[1].startswith("with all your ops, training does not show it: they trained the model: loss ")
 
 
