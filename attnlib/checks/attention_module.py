@@ -82,9 +82,10 @@ EXERCISES = [
         name="attention",
         uses=('softmax', 'attention_weights'),
         reference=at.attention,
-        probes=qkv_probes(100),
+        probes=qkv_probes(100) + [Probe((rand(140, 3, 4), rand(141, 1, 4), rand(142, 1, 2)), {"causal": False},
+                                        names=("Q", "K", "V"), cols=features(2, "v"))],  # one key, three queries
         pipeline=attention_steps,
-        verified="O = A V for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
+        verified="O = A V for n_q < n_k, n_q = n_k, causal=False, scale=False, a single key and huge logits",
         hint1="Compute the weights A as in attention_weights, then mix the rows of V with them.",
         hint2="The weights are (n_q, n_k) and V is (n_k, d_v): the product runs over the keys, the axis the two "
               "share, and gives one row of width d_v per query.",

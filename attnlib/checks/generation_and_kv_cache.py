@@ -298,9 +298,10 @@ EXERCISES = [
         uses=('attend_step',),
         reference=cache_step,
         probes=[_cache_probe(800, 4, 3, 5), _cache_probe(810, 2, 6, 2), _cache_probe(820, 1, 4, 3),
-                _cache_probe(830, 3, 4, 4)],
+                _cache_probe(830, 3, 4, 4), _cache_probe(840, 0, 3, 2)],  # the first token: empty caches
         pipeline=cache_step_steps,
-        verified="k, v appended as the last cache rows, then the new query attends over t + 1 positions",
+        verified="k, v appended as the last cache rows, then the new query attends over t + 1 positions, from an "
+                 "empty cache on",
         hint1="The new token's key and value join the cache first, so the new query can also attend to itself.",
         hint2="Look at the order of your steps: k and v become the new last rows of the two caches before q "
               "attends, and the function returns three things, the output and both grown caches (new arrays: "

@@ -171,9 +171,11 @@ EXERCISES = [
                 Probe((rand(71, 2, 3, 4),), names=("S",)),
                 Probe((rand(72, 4, 4) + at.causal_mask(4),), names=("S",)),
                 Probe((rand(73, 4, 6),), {"axis": 0}, names=("S",)),
-                Probe((rand(74, 3, 4, scale=900.0),), names=("S",))],
+                Probe((rand(74, 3, 4, scale=900.0),), names=("S",)),
+                Probe((rand(76, 3, 1),), names=("S",))],  # an axis of length 1: every entry is 1
         pipeline=softmax_steps,
-        verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, and logits near 1e3 that overflow exp",
+        verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, an axis of length 1 and logits near 1e3 "
+                 "that overflow exp",
         hint1="Exponentiate every score, then divide by the sum along the given axis, so that the entries "
               "along that axis are positive and add up to 1.",
         hint2="The exponential of 1000 overflows: first subtract the largest entry along the same axis (it "

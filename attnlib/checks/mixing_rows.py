@@ -46,9 +46,9 @@ EXERCISES = [
     Exercise(
         name="uniform_causal_weights",
         reference=at.uniform_causal_weights,
-        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (4, 6, 3)],
+        probes=[Probe((n,), names=("n",), rows=tokens(n), cols=tokens(n)) for n in (4, 6, 3, 1)],
         pipeline=uniform_weights_steps,
-        verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3",
+        verified="rows of 1/(i+1) on columns 0..i for n = 4, 6, 3 and 1",
         hint1="Row i mixes tokens 0..i equally, and gives nothing to later tokens.",
         hint2="Start from a lower-triangular matrix of ones, the diagonal included, then divide each row by "
               "its own sum, keeping the summed axis so that the shapes line up.",
@@ -61,9 +61,10 @@ EXERCISES = [
         probes=[Probe((rand(50, 5, 3),), names=("V",), cols=features(3, "v")),
                 Probe((rand(51, 4, 7),), names=("V",), cols=features(7, "v")),
                 Probe((rand(52, 6, 2),), names=("V",), cols=features(2, "v")),
-                Probe((rand(53, 16, 3),), names=("V",), cols=features(3, "v"))],
+                Probe((rand(53, 16, 3),), names=("V",), cols=features(3, "v")),
+                Probe((rand(54, 1, 4),), names=("V",), cols=features(4, "v"))],  # one row: still a matrix
         pipeline=causal_average_steps,
-        verified="row i = mean of rows 0..i on four V of different shapes, up to 16 rows",
+        verified="row i = mean of rows 0..i on five V of different shapes, from 1 row to 16",
         hint1="Row i of the result is the average of rows 0..i of V: the token itself and everything before it.",
         hint2="Either multiply the uniform causal weights with V, or take a running sum down the rows (the "
               "token axis) and divide row i by its count, i + 1, laid out as a column.",

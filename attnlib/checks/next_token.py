@@ -81,7 +81,7 @@ def cross_entropy_steps(logits, targets, *, c):
     picked = c.step("picked", right=lambda: -log_p[np.arange(n), targets],
                     cross_entropy_target_columns=lambda: -log_p[:, targets])
     reduce, divisor = c("loss reduction", right=(np.mean, n), cross_entropy_not_averaged=(np.sum, 1),
-                        cross_entropy_loss_per_row=(lambda v: v, n))
+                        cross_entropy_loss_summed=(np.sum, n), cross_entropy_loss_per_row=(lambda v: v, n))
     target = c.step("gradient target", right=lambda: np.eye(vocab)[targets],
                     cross_entropy_one_hot_missing=lambda: np.zeros_like(P))
     divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
@@ -112,7 +112,9 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
                 attention_backward_dk_from_k=lambda: dS.T @ K)
     dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO,
                 attention_backward_dv_scaled=lambda: A.T @ dO * s)
-    return c("gradient order", right=(dS @ K, dK, dV), attention_backward_dq_dk_swapped=(dK, dS @ K, dV))
+    dQ, dK, dV = (c.terms(f"attention-backward-{name}", product=G) for name, G in (("dq", dS @ K), ("dk", dK),
+                                                                                   ("dv", dV)))
+    return c("gradient order", right=(dQ, dK, dV), attention_backward_dq_dk_swapped=(dK, dQ, dV))
 
 
 def _ab_probe(seed, n_q, n_k, d, d_v, size=1.0, dtype=np.float64, **kw):
@@ -159,9 +161,10 @@ EXERCISES = [
         name="next_token_logits",
         reference=at.next_token_logits,
         probes=[Probe((rand(500, 5, 6), rand(501, 6, 9)), names=("H", "W_vocab"), cols=features(9, "w")),
-                Probe((rand(502, 3, 4), rand(503, 4, 7)), names=("H", "W_vocab"), cols=features(7, "w"))],
+                Probe((rand(502, 3, 4), rand(503, 4, 7)), names=("H", "W_vocab"), cols=features(7, "w")),
+                Probe((rand(504, 1, 3), rand(505, 3, 5)), names=("H", "W_vocab"), cols=features(5, "w"))],
         pipeline=next_token_logits_steps,
-        verified="the last row of H times W_vocab, for two vocabulary sizes",
+        verified="the last row of H times W_vocab, for three vocabulary sizes and an H of one row",
         hint1="Only the last position predicts the next token: after it, nothing has been seen yet.",
         hint2="Only one row of H matters here. Multiply it by the vocabulary matrix and check that the result "
               "has shape (vocab,): one raw score per word, with no softmax.",
@@ -208,6 +211,7 @@ EXERCISES = [
                 _ab_probe(542, 4, 4, 3, 2, causal=False), _ab_probe(546, 3, 5, 4, 2, scale=False),
                 _ab_probe(550, 5, 5, 4, 3, dtype=np.float32), _ab_probe(554, 3, 5, 4, 2, size=60.0)],
         pipeline=attention_backward_steps,
+        gradients=(("attention-backward-dq", 0), ("attention-backward-dk", 1), ("attention-backward-dv", 2)),
         verified="dQ, dK, dV of sum(O * dO) with and without the mask and the scale, fewer queries than keys (the "
                  "last positions), a first row that sees only itself, float32 and huge scores",
         hint1="Run the forward pass again, then walk back through its three steps in reverse: O mixes the rows of V "
@@ -438,6 +442,9 @@ CHOICES = {
 DIAGNOSES = {
     "cross-entropy-not-averaged": "The loss was summed over the rows instead of averaged, and the gradient was not "
                                   "divided by n either.",
+    "cross-entropy-loss-summed": "The loss was summed over the rows instead of averaged, while the gradient is "
+                                 "divided by n: the loss returned is n times the mean, and the gradient no longer "
+                                 "belongs to it.",
     "cross-entropy-gradient-not-averaged": "The loss is the mean over the rows, but the gradient was left undivided: "
                                            "it is the gradient of their sum.",
     "cross-entropy-one-hot-missing": "The gradient is the softmax alone, without the one-hot target, so the right word "

@@ -41,7 +41,8 @@ GENERIC = {None, "wrong-shape", "raised-error", "non-finite-output", "wrong-type
 IN_PLACE = ("in place", "in-place", "overwrit")
 
 # A set written after the grader keeps its first run's share of specific names as its floor; the older sets 90%.
-MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86}  # first runs: 244/275 (88.7%), 349/403 (86.6%)
+MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises_unseen_second": 0.84}  # first runs:
+# 244/275 (88.7%), 344/399 (86.2%; four float32 entries are policy), 226/266 (85.0%)
 
 # Accepted by design, so each of these must pass (and is left out of the rates). A numpy integer where the text
 # asks for a Python int is no longer one of them: it wraps around past 2**63, and the grader names it.
