@@ -289,9 +289,8 @@ def test_probes_use_non_square_shapes():
 
 
 def test_softmax_probes_overflow_without_max_subtraction():
-    S = checks.EXERCISES["softmax"].probes[-1].args[0]
     with np.errstate(over="ignore"):
-        assert not np.all(np.isfinite(np.exp(S)))
+        assert any(not np.all(np.isfinite(np.exp(p.args[0]))) for p in checks.EXERCISES["softmax"].probes)
 
 
 # -- references of the exercises that are not in attnlib's API, checked independently
