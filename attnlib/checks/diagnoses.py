@@ -22,6 +22,9 @@ DIAGNOSES = {
                          "exercise asks for a list of Python strings.",
     "wrong-default": "A default value in your function's signature differs from the one the exercise gives, so "
                      "every call that leaves that argument out gets another answer.",
+    "edge-size-wrong": "Your function is right on every probe but those where a size is 0 or 1 (one row, one key, "
+                       "one head, an axis of length 1, an empty cache): a special case, a squeeze or a loop bound "
+                       "goes wrong at that size.",
     "raised-error": "Your function raised an error on this probe (its message is in the list below).",
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
@@ -247,6 +250,8 @@ DIAGNOSES = {
 
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
 NUDGES = {
+    "edge-size-wrong": "Run your function by hand on the smallest input of the failing probe, and print the shape "
+                       "of each step.",
     "wrong-default": "Compare the defaults in your function's first line with the exercise's signature.",
     "mutates-input": "Look for a line that writes into an argument: an in-place operator, an out argument, or an "
                      "assignment into part of an input.",

@@ -7,7 +7,7 @@ from .attention_module import attention, attention_steps
 from .choices import Choices
 from .mask_and_softmax import softmax, softmax_steps
 from .probes import features, rand
-from .properties import argument_mixups, huge_scores, intermediates, scale_finding
+from .properties import argument_mixups, huge_scores, intermediates, only_failing, scale_finding
 from .runner import close, is_number_array
 from .spec import Exercise, Probe
 
@@ -451,17 +451,6 @@ def kv_scaling(f, seen):
     if float(got[8]) != 2 * 3 * 5 * 7 * 11 * 1 * 2 and base == 2 * np.prod(sizes, dtype=float):
         return "kv-cache-wrong-defaults"
     return None
-
-
-def only_failing(where, diagnosis, detail):
-    """A finding: every failing probe is one where `where(probe)` holds, and a probe outside it passes."""
-    def finding(f, seen):
-        failed = [p for p, o, e in seen if o.kind != "ok" or not close(o.value, e)]
-        passed = [p for p, o, e in seen if o.kind == "ok" and close(o.value, e)]
-        if failed and all(where(p) for p in failed) and any(not where(p) for p in passed):
-            return diagnosis, detail
-        return None
-    return finding
 
 
 def _greedy_probe(p):
