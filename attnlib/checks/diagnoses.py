@@ -250,6 +250,12 @@ DIAGNOSES = {
 
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
 NUDGES = {
+    # named by the general findings too (properties.py), where no choice's nudge is at hand
+    "output-transposed": "Look at the last step: which axis of your result holds the tokens?",
+    "integer-overflow": "Look at the dtype of the numbers you multiply.",
+    "weights-transposed": "Write the shape of each operand of your product next to it: the inner sizes must be d_in.",
+    "k-not-transposed": "Write the shapes of Q and K next to your product.",
+    "count-rounded": "Look for a float on the way: a float constant, a true division, or a float dtype.",
     "edge-size-wrong": "Run your function by hand on the smallest input of the failing probe, and print the shape "
                        "of each step.",
     "wrong-default": "Compare the defaults in your function's first line with the exercise's signature.",

@@ -10,6 +10,7 @@ import numpy as np
 from . import capstone, choices, guard
 from .properties import GENERAL, Ask, argument_mixups, first_finding
 from .registry import CHOICE_NUDGES, EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
+from .diagnoses import nudge
 from .report import OUTPUTS_DIFFER, Report, problems
 from .runner import FRESH_TOL, call, call_many, close, quiet, words
 
@@ -311,6 +312,13 @@ def _diagnose(ex, outcomes, expected, ask, defaults=None):
             if choices.matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
                 return diagnosis, None, ""
     return _generic(outcomes[i], expected[i]), None, ""
+
+
+def nudge_for(name, diagnosis):
+    """Hint 2 of exercise `name` once its check named `diagnosis`: the nudges of the choices of its pipeline that
+    name it, else the id's own nudge ('' when there is neither), as its report shows."""
+    owners = _choices_naming(name) if name in EXERCISES else {}
+    return _nudge(owners[d] for d in (diagnosis or "").split("+") if d in owners) or nudge(diagnosis)
 
 
 def _nudge(changed):

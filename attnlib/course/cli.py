@@ -165,7 +165,8 @@ def cmd_check(args):
 def cmd_hint(args):
     """Hint 1 is the concept; hint 2 depends on the mistake found in your copy; hint 3 is the answer."""
     from ..checks import hints
-    from ..checks.diagnoses import explain, nudge
+    from ..checks.diagnoses import explain
+    from ..checks.grade import nudge_for
     les = _lesson(args.notebook)
     if not les.exercises:
         raise SystemExit(f"lesson {les.stem} has no exercises")
@@ -181,8 +182,8 @@ def cmd_hint(args):
             diagnosis = result.get("diagnosis")
             if result.get("status") == "passed":
                 print("  hint 2: your copy passes this check.")
-            elif nudge(diagnosis):
-                print(f"  hint 2 (for {diagnosis}: {explain(diagnosis)}): {nudge(diagnosis)}")
+            elif nudge_for(name, diagnosis):
+                print(f"  hint 2 (for {diagnosis}: {explain(diagnosis)}): {nudge_for(name, diagnosis)}")
             else:
                 print(f"  hint 2: {h2}")
                 if args.level == 2:

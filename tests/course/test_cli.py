@@ -7,7 +7,7 @@ import sys
 import nbformat
 import pytest
 
-from attnlib.checks.diagnoses import nudge
+from attnlib.checks.grade import nudge_for
 from helpers import ROOT
 
 
@@ -81,7 +81,7 @@ def test_check_keeps_the_hints_hidden_behind_their_levels(course, tmp_path):
     for name in ("project_rows", "matmul_cost"):
         h1, h2, h3 = hints(name)
         assert h1 not in bad.stdout and h2 not in bad.stdout and h3 not in bad.stdout
-    assert nudge("output-transposed") not in bad.stdout
+    assert nudge_for("project_rows", "output-transposed") not in bad.stdout
 
 
 def test_hint_levels(course, tmp_path):
@@ -108,9 +108,10 @@ def test_hint_2_says_so_when_no_specific_mistake_was_named(course, tmp_path):
 
 def test_hint_2_is_the_nudge_for_the_mistake_in_your_copy(course, tmp_path):
     status = cli("status", root=course, env_home=tmp_path)
-    diagnosis = next(ln.split()[3] for ln in status.stdout.splitlines() if ln.startswith("02_batches"))
+    name, diagnosis = next(ln.split()[1:4:2] for ln in status.stdout.splitlines() if ln.startswith("02_batches"))
     two = cli("hint", "02", "--level", "2", root=course, env_home=tmp_path)
-    assert nudge(diagnosis) and f"(for {diagnosis}" in two.stdout and nudge(diagnosis) in two.stdout
+    nudge = nudge_for(name, diagnosis)  # the nudge of the choice that names the mistake, as the report shows
+    assert nudge and f"(for {diagnosis}" in two.stdout and nudge in two.stdout
     solve(course, "02_batches", None)
     assert "your copy passes this check" in cli("hint", "02", "--level", "2", root=course, env_home=tmp_path).stdout
 
