@@ -301,8 +301,7 @@ def _diagnose(ex, outcomes, expected, ask, defaults=None):
     diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL + [argument_mixups(ex.reference, names)],
                                       ask, seen)
     if diagnosis:
-        owners = _choices_naming(ex.name)  # a finding may name what a choice names: that choice's nudge is its
-        return diagnosis, detail, _nudge(owners[d] for d in diagnosis.split("+") if d in owners)
+        return diagnosis, detail, nudge_for(ex.name, diagnosis)  # a choice's nudge, where a choice names it too
     answered = [k for k, o in enumerate(outcomes) if o.kind == "ok"]
     i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
     for subset in (answered, [i] if outcomes[i].kind == "ok" else []):
