@@ -8,7 +8,8 @@ by git), which mirrors them:
     workspace/exercises/NN_topic.ipynb     your copy of its exercises (graded by `status`)
 
 `sync` makes a copy of every course notebook you do not have yet and never
-overwrites one you have. When the course's version of a notebook changes, a copy
+overwrites one you have. When a lesson is renumbered, your copies move to its new
+name (`09_heads.ipynb` stays yours as `10_heads.ipynb`). When the course's version of a notebook changes, a copy
 you never edited is replaced by the new version (nothing of yours is lost); a copy
 you did edit is kept and flagged, and `update` fetches the new version after
 backing yours up in `workspace/.backups/`.
@@ -112,11 +113,27 @@ def _place(source, target, record, key):
     record[key] = {"source": fingerprint(source), "copy": fingerprint(target)}
 
 
+def _follow_renumbering(root, record):
+    """Move each copy whose lesson was renumbered (its topic, the stem after "NN_", now has another number) to the
+    lesson's new name, with its record entry, so the learner's work follows the lesson. A copy already at the new
+    name is never overwritten: then the old one stays where it is."""
+    topics = {les.stem[3:]: les.stem for les in LESSONS}
+    for kind in FOLDERS:
+        for old in sorted((root / FOLDER / kind).glob("[0-9][0-9]_*.ipynb")):
+            stem = topics.get(old.stem[3:], old.stem)
+            new = copy_path(root, kind, stem)
+            if stem != old.stem and not new.exists():
+                old.rename(new)
+                if f"{kind}/{old.stem}" in record:
+                    record[f"{kind}/{stem}"] = record.pop(f"{kind}/{old.stem}")
+
+
 def sync(root):
     """Bring the workspace up to date without losing anything; return a Copy per course notebook."""
     root = pathlib.Path(root)
     (root / FOLDER).mkdir(exist_ok=True)
     record = _load_record(root)
+    _follow_renumbering(root, record)
     result = []
     for kind, stem, source in course_files(root):
         target, key = copy_path(root, kind, stem), f"{kind}/{stem}"
