@@ -9,7 +9,7 @@ The maths, one module per idea, in course order:
     layers       embedding, layer norm, GELU, the MLP; their backward  (notebooks 03, 10-11)
     loss         next-token logits and the cross-entropy               (notebooks 08, 11)
     block        the transformer block, and the table of ops below it  (notebook 10)
-    cache        the KV cache, one cached step, sampling               (notebook 14)
+    cache        the KV cache, one cached step, sampling, top-k, top-p  (notebook 14)
     model        TinyLM: one forward, one backward, one generate loop  (notebooks 08, 11-15)
     learner_ops  the learner's own functions as TinyLM's ops           (notebook 15)
     optim        Adam with weight decay and gradient clipping

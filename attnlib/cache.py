@@ -10,7 +10,7 @@ import numpy as np
 from ._validate import (Array, check_finite_product, check_size, contract, finite_float, float_dtype,
                         non_negative_int, positive_int, public)
 from .attention import attend, attention_forward
-from .mixing import exp_and_sum
+from .mixing import exp_and_sum, softmax
 
 
 @public
@@ -110,3 +110,33 @@ def sample_next(logits, temperature, u):
     cdf = np.cumsum(e / total)  # as Generator.choice: the cumulative probabilities, scaled to end at exactly 1
     cdf /= cdf[-1]
     return int(np.searchsorted(cdf, u, side="right"))
+
+
+@contract(_something_to_sample, logits=Array("vocab", allow="-inf"), k=positive_int, finite=None)
+def top_k_filter(logits, k):
+    """Keep the k largest logits (vocab,), set every other one to -inf; returns a new array.
+
+    Ties at the k-th largest value are all kept, so more than k may survive; k >= vocab
+    keeps every token. sample_next then draws only among the kept tokens.
+    """
+    kth = np.sort(logits)[::-1][min(k, len(logits)) - 1]  # the k-th largest logit
+    return np.where(logits >= kth, logits, -np.inf)
+
+
+@contract(_something_to_sample, logits=Array("vocab", allow="-inf"),
+          p=lambda n, v: finite_float(n, v, low=0.0, high=1.0, low_open=True), finite=None)
+def top_p_filter(logits, p):
+    """Keep the nucleus of logits (vocab,): the fewest most probable tokens whose probabilities add up to at least p.
+
+    Tokens are ranked by probability, softmax(logits), largest first (equal ones: the lower id
+    first); the kept ones are the shortest run from the top whose sum is >= p. Every other logit
+    becomes -inf; returns a new array. p = 1 keeps every token.
+    """
+    if p == 1.0:
+        return logits.copy()
+    P = softmax(logits)                    # (vocab,)
+    order = np.argsort(-P, kind="stable")  # most probable first, ties by id
+    n = int(np.searchsorted(np.cumsum(P[order]), p)) + 1  # the first rank whose running total reaches p, kept
+    kept = np.full_like(logits, -np.inf)
+    kept[order[:n]] = logits[order[:n]]
+    return kept

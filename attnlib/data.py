@@ -170,6 +170,21 @@ def cat_sentences(n, seed=0):
 GRAMMAR_WORDS = ["the", *PLACES, *PLACES.values(), *ADJECTIVES, *VERBS, "on", "."]
 
 
+def grammatical(sentence):
+    """True when `sentence` (a str, or a list of words) is one sentence of the grammar, its place agreeing with
+    its animal: "the [adjective] animal verb on the place ."."""
+    words = sentence.split() if isinstance(sentence, str) else list(sentence)
+    if len(words) == 8 and words[1] in ADJECTIVES:
+        words = words[:1] + words[2:]  # the optional adjective
+    return (len(words) == 7 and words[0] == "the" and words[1] in PLACES and words[2] in VERBS
+            and words[3:] == ["on", "the", PLACES[words[1]], "."])
+
+
+def sentences_of(text):
+    """The sentences of a generated text (str), each ending at a ".": a last unfinished one is left out."""
+    return [s.strip() + " ." for s in text.split(".")[:-1]]
+
+
 class SentenceTask:
     """Next-token prediction on a stream of grammar sentences.
 

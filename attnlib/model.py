@@ -17,7 +17,7 @@ import numpy as np
 from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float, finite_positive_float,
                         float_dtype, non_negative_int, positive_int, public)
 from .block import ATTENTION_KEYS, BLOCK_KEYS, NORMS, OPS, kv_step
-from .cache import KVCache
+from .cache import KVCache, top_k_filter, top_p_filter
 from . import learner_ops
 
 MAX_INIT_STD = 1000.0  # the largest init_std TinyLM accepts (see its docstring)
@@ -303,11 +303,13 @@ class TinyLM:
         if cache.length and cache.owner is not self:
             raise ValueError("cache holds the keys and values of another model; start with model.new_cache()")
 
-    def generate(self, prompt, n_new, temperature=0.0, use_cache=True, rng=None):
+    def generate(self, prompt, n_new, temperature=0.0, use_cache=True, rng=None, top_k=None, top_p=1.0):
         """Extend prompt (T,) by n_new tokens; return the whole sequence (T + n_new,) as int array.
 
         temperature 0 is greedy (argmax); above 0, sample from softmax(logits / temperature)
         with rng (a np.random.Generator; default_rng(0) if None). Both go through sample_next.
+        top_k (an int, or None for all) keeps the k largest logits (top_k_filter); top_p < 1
+        keeps the nucleus of softmax(logits / temperature) (top_p_filter); both before sampling.
         use_cache=False recomputes the full forward pass for every new token: same tokens,
         O(t^2) per step.
         """
@@ -322,11 +324,18 @@ class TinyLM:
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a np.random.Generator or None, got {type(rng).__name__}")
         rng = np.random.default_rng(0) if rng is None else rng
+        top_k = None if top_k is None else positive_int("top_k", top_k)
+        top_p = finite_float("top_p", top_p, low=0.0, high=1.0, low_open=True)
         out = [int(t) for t in seq[0]]
         cache = self.new_cache() if use_cache else None
         new = out  # tokens the model has not seen yet: the whole prompt, then one at a time
         for _ in range(n_new):
             logits = self.step(np.array(new), cache)[-1] if use_cache else self.forward(np.array(out))[-1]
+            if top_k is not None:
+                logits = top_k_filter(logits, top_k)
+            if top_p < 1.0 and temperature:  # the nucleus of the distribution sampled from
+                z = (logits - logits.max()) / temperature  # softmax(logits / T), no overflow
+                logits = np.where(top_p_filter(z, top_p) > -np.inf, logits, -np.inf)
             u = rng.random() if temperature else 0.0
             out.append(int(self.table["sample_next"](logits, temperature, u)))
             new = out[-1:]

@@ -99,3 +99,21 @@ def test_bad_sizes_raise():
         BlankTask(seq_len=5)
     with pytest.raises(ValueError, match="batch_size"):
         SentenceTask().batch(0, rng(0))
+
+
+def test_grammatical_accepts_every_grammar_sentence_and_nothing_near_it():
+    assert all(data.grammatical(s) for s in data.cat_sentences(300, seed=4))
+    assert data.grammatical(["the", "big", "dog", "slept", "on", "the", "rug", "."])
+    for wrong in ("the cat sat on the rug .",          # the place does not agree with the animal
+                  "the cat sat on the mat",            # no full stop
+                  "the big old cat sat on the mat .",  # two adjectives
+                  "the mat sat on the cat .",          # roles swapped
+                  "the cat on the mat .",              # no verb
+                  "big the cat sat on the mat .", ""):
+        assert not data.grammatical(wrong), wrong
+
+
+def test_sentences_of_splits_at_full_stops_and_drops_an_unfinished_tail():
+    text = "the cat sat on the mat . the dog slept on the rug . the frog"
+    assert data.sentences_of(text) == ["the cat sat on the mat .", "the dog slept on the rug ."]
+    assert data.sentences_of("on the mat") == []

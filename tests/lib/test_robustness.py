@@ -646,6 +646,40 @@ def ref_sample_next(logits, temperature, u):
     return max(i for i, x in enumerate(e) if x > 0)  # u above every rounded running total: the last possible id
 
 
+def _logits(logits):
+    z = F(logits) if not (isinstance(logits, np.ndarray) and logits.dtype.kind == "f") else logits.astype(float)
+    if isinstance(logits, np.ma.MaskedArray) or np.isnan(z).any() or np.isposinf(z).any():
+        raise MustRaise("logits must be finite floats or -inf")
+    need_rank(z, 1)
+    if np.isneginf(z).all():
+        raise MustRaise("nothing to keep")
+    return z
+
+
+def ref_top_k_filter(logits, k):
+    z, k = _logits(logits), need_int(k, high=None)
+    return np.array([x if sum(y > x for y in z) < k else -np.inf for x in z])  # fewer than k beat it
+
+
+def ref_top_p_filter(logits, p):
+    z = _logits(logits)
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.floating, np.integer)) or not (
+            math.isfinite(p) and 0 < p <= 1):
+        raise MustRaise(f"p={p!r} out of range")
+    if p == 1:
+        return z.copy()
+    m = max(z)
+    e = [math.exp(x - m) if x != -np.inf else 0.0 for x in z]
+    P = [x / math.fsum(e) for x in e]
+    out, above = np.full(len(z), -np.inf), []
+    for i in sorted(range(len(z)), key=lambda i: (-P[i], i)):
+        if math.fsum(above) >= p:
+            break
+        out[i] = z[i]
+        above.append(P[i])
+    return out
+
+
 TARGET_VARIANTS = [("list", "list", "valid"), ("np.int32", "int32", "valid"), ("float", "float", "maybe"),
                    ("-1", "negative", "maybe"), ("vocab", "outside", "maybe"), ("short", "short", "maybe"),
                    ("2-D", "2d", "maybe"), ("bool", "bool", "maybe"), ("None", "none", "maybe")]
@@ -691,6 +725,17 @@ def test_sample_next(seed, vocab, temperature, u):
     masked = np.where(np.arange(vocab) % 2 == 1, -np.inf, logits)  # -inf logits are never picked
     outcome("sample_next(-inf logits)", attnlib.sample_next, {"logits": masked, "temperature": 1.0, "u": u},
             ref_sample_next, ["logits"], valid=True)
+    assert_clean()
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, vocab=st.integers(1, 6), k=st.integers(1, 8), p=st.sampled_from([0.1, 0.5, 0.9, 1.0]))
+def test_decoding_filters(seed, vocab, k, p):
+    logits = 2 * normal(seed, vocab)
+    sweep("top_k_filter", attnlib.top_k_filter, {"logits": logits, "k": k}, ref_top_k_filter,
+          {"logits": "array:-inf", "k": "int"})
+    sweep("top_p_filter", attnlib.top_p_filter, {"logits": logits, "p": p}, ref_top_p_filter,
+          {"logits": "array:-inf", "p": "float"})
     assert_clean()
 
 

@@ -108,3 +108,81 @@ def test_never_mutates_and_returns_a_python_int():
 def test_bad_input_names_the_argument(args, message):
     with pytest.raises(ValueError, match=message):
         at.sample_next(*args)
+
+
+# top_k_filter and top_p_filter: which tokens survive, checked by hand and against a brute-force search
+
+def test_top_k_keeps_the_k_largest_by_hand():
+    logits = np.array([1.0, 3.0, -2.0, 2.0])
+    assert np.array_equal(at.top_k_filter(logits, 2), [-np.inf, 3.0, -np.inf, 2.0])
+    assert np.array_equal(at.top_k_filter(logits, 1), [-np.inf, 3.0, -np.inf, -np.inf])
+
+
+def test_top_k_keeps_every_tie_at_the_kth_value():
+    assert np.array_equal(at.top_k_filter(np.array([1.0, 3.0, 3.0, 2.0]), 1), [-np.inf, 3.0, 3.0, -np.inf])
+    assert np.array_equal(at.top_k_filter(np.array([2.0, 5.0, 2.0, 0.0]), 2), [2.0, 5.0, 2.0, -np.inf])
+
+
+def test_top_k_at_or_above_the_vocabulary_keeps_everything_and_copies():
+    logits = np.array([0.5, -np.inf, 2.0])
+    for k in (2, 3, 50):
+        out = at.top_k_filter(logits, k)
+        assert np.array_equal(out, logits) and out is not logits
+    assert np.array_equal(logits, [0.5, -np.inf, 2.0])  # the input is untouched
+
+
+def _nucleus_by_search(logits, p):
+    """The shortest run of most probable tokens (ties: lower id first) whose probabilities sum to >= p."""
+    P = softmax(logits)
+    ranked = sorted(range(len(P)), key=lambda i: (-P[i], i))
+    for n in range(1, len(P) + 1):
+        if sum(P[i] for i in ranked[:n]) >= p:
+            return set(ranked[:n])
+    return set(ranked)
+
+
+def test_top_p_matches_a_brute_force_search():
+    draw = np.random.default_rng(3)
+    for trial in range(300):
+        logits = draw.normal(0.0, 2.0, int(draw.integers(1, 10)))
+        p = float(draw.uniform(0.05, 0.999))
+        out = at.top_p_filter(logits, p)
+        kept = set(np.flatnonzero(out > -np.inf))
+        assert kept == _nucleus_by_search(logits, p), (trial, logits, p)
+        assert np.array_equal(out[list(kept)], logits[list(kept)])
+
+
+def test_top_p_reached_exactly_stops_there():
+    """Eight equal logits: each probability is exactly 1/8, so p = 0.25 is reached by two tokens, the first two."""
+    out = at.top_p_filter(np.zeros(8), 0.25)
+    assert np.array_equal(np.flatnonzero(out == 0.0), [0, 1])
+    assert len(np.flatnonzero(at.top_p_filter(np.zeros(8), 0.2500001) == 0.0)) == 3
+
+
+def test_top_p_one_keeps_every_token_and_a_huge_logit_keeps_one():
+    logits = np.array([3.0, -800.0, 0.0])  # exp(-803) underflows: its probability is 0 in float64
+    assert np.array_equal(at.top_p_filter(logits, 1.0), logits)
+    assert np.array_equal(at.top_p_filter(np.array([1e300, 0.0, -np.inf]), 0.5), [1e300, -np.inf, -np.inf])
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: at.top_k_filter(np.zeros(3), 0), "k must be >= 1"),
+    (lambda: at.top_k_filter(np.zeros(3), 1.5), "k must be a positive integer"),
+    (lambda: at.top_p_filter(np.zeros(3), 0.0), "p"),
+    (lambda: at.top_p_filter(np.zeros(3), 1.5), "p"),
+    (lambda: at.top_p_filter(np.full(3, -np.inf), 0.5), "-inf everywhere"),
+])
+def test_filters_refuse_bad_input_by_name(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_generate_with_top_k_1_or_a_tiny_top_p_is_greedy():
+    model = at.TinyLM(vocab_size=9, d_model=16, n_heads=2, n_layers=2, max_len=20, seed=1)
+    prompt = np.array([1, 4])
+    greedy = model.generate(prompt, 12)
+    for options in (dict(top_k=1), dict(top_p=1e-9)):
+        sampled = model.generate(prompt, 12, temperature=1.5, rng=np.random.default_rng(5), **options)
+        assert np.array_equal(sampled, greedy), options
+    wide = model.generate(prompt, 12, temperature=1.5, rng=np.random.default_rng(5), top_k=9)
+    assert np.array_equal(wide, model.generate(prompt, 12, temperature=1.5, rng=np.random.default_rng(5)))
