@@ -48,7 +48,8 @@ EXERCISES = [
         probes=[Probe((rand(7, 5, 4), rand(8, 4, 3)), names=("X", "W"), cols=features(3)),
                 Probe((rand(9, 3, 2), rand(10, 2, 6)), names=("X", "W"), cols=features(6)),
                 Probe((rand(11, 4, 4), rand(12, 4, 4)), names=("X", "W"), cols=features(4)),
-                Probe((rand(13, 1, 3), rand(14, 3, 1)), names=("X", "W"), cols=features(1))],  # one row, one column
+                Probe((rand(13, 1, 3), rand(14, 3, 1)), names=("X", "W"), cols=features(1)),  # one row, one column
+                Probe((rand(15, 2, 3, scale=1e4), rand(16, 3, 2, scale=1e3)), names=("X", "W"), cols=features(2))],
         pipeline=project_rows_steps,
         verified="X @ W for four batches, each row projected on its own, down to one row and one output",
         hint1="Stack the inputs as the rows of X: every row is projected by the same W.",

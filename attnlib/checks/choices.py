@@ -13,12 +13,13 @@ nudge (NUDGES) points at the choice, not at one wrong option of it.
 A gradient lists its terms instead (`c.terms`): each term is a choice of coefficient (1 right; 0 missing,
 -1 sign flipped, 2 doubled, 0.5 halved), and `fit_terms` fits any coefficients to the learner's gradient.
 """
+import builtins
 import functools
 import itertools
 
 import numpy as np
 
-from .runner import close, quiet
+from .runner import close, quiet, raised
 
 SCALES = {0.0: "missing", -1.0: "sign-flipped", 2.0: "doubled", 0.5: "halved"}  # a term's wrong coefficients
 MAX_PAIRS = 3000  # neighbours with two choices changed, at most, per diagnosis
@@ -93,19 +94,30 @@ def reproduces(pipeline, chosen, probes, outcomes, expected):
 
 
 def matches(wrong, probes, outcomes, expected):
-    """The learner agrees with the function `wrong` on every probe (both raise, or equal values), and differs from
-    the expected output on at least one of them."""
-    differs = False
+    """The learner agrees with the function `wrong` on every probe (both raise, or equal values), returns a value on
+    at least one, and differs from the expected output on at least one (a value, or an error where the reference
+    returns)."""
+    differs = answered = False
     for p, o, e in zip(probes, outcomes, expected):
         v = quiet(wrong, *p.args, **p.kwargs)
         if o.kind != "ok":
             if v is not None:
                 return False
+            differs = differs or (e is not None and _same_error(wrong, p, o))  # both raise where the reference returns
             continue
         if v is None or not close(o.value, v):
             return False
+        answered = True
         differs = differs or not close(v, e)
-    return differs
+    return differs and answered  # a function that only raises is not told apart by where it raises
+
+
+def _same_error(wrong, probe, outcome):
+    """The learner raised the same built-in exception as `wrong` on this probe (a refusal of the grader's own, such
+    as a misused cache_step, is left to the findings that read its message)."""
+    name = raised(wrong, *probe.args, **probe.kwargs)
+    return name is not None and hasattr(builtins, name) and outcome.kind == "error" and \
+        outcome.error.startswith(name + ":")
 
 
 def mistake_id(choice, option):

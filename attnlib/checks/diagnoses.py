@@ -31,6 +31,22 @@ DIAGNOSES = {
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
     "non-finite-output": "The result contains NaN or inf where the expected values are finite.",
+    "ids-as-floats": "The ids are right, but they come back as floats where token ids are integers.",
+    "returned-booleans": "The values are right, but they come back as True and False where the exercise asks for "
+                         "the numbers 1.0 and 0.0.",
+    "extra-outputs": "Your function returns more than the result: its first returned value is right, and what "
+                     "follows it is not asked for.",
+    "wrong-unit": "The quantity is right but in another unit (kilobytes, gigabytes or bits instead of bytes).",
+    "int-array": "Your result is an array of integers where the values are real numbers: an array made with an "
+                 "int dtype (or from integer inputs, or by floor division) truncates every value written into it, "
+                 "and cannot hold minus infinity.",
+    "returned-a-list": "The numbers are right, but they come back as a Python list where a numpy array is "
+                       "expected.",
+    "computed-in-float32": "Your function computes in float32 (PyTorch's default): it keeps only about 7 digits, "
+                           "and values beyond about 3e38 overflow to inf, where numpy's float64 keeps about 16 "
+                           "digits up to about 1e308.",
+    "returns-its-input": "Your function returned the array it was given (or a view of it) instead of a new one, "
+                         "so whoever changes the result changes the input too.",
     # projections and rows
     "weights-transposed": "The weights were multiplied from the wrong side, the column-vector habit; here rows are "
                           "tokens.",
@@ -85,6 +101,8 @@ DIAGNOSES = {
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
     "softmax-whole-matrix": "The softmax normalised the whole matrix at once instead of each row on its own.",
     "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN.",
+    "softmax-min-subtracted": "The smallest score was subtracted before the exponential instead of the largest: "
+                              "the exponentials of the others can then still overflow to inf.",
     "softmax-not-normalised": "You took the exponentials but did not divide by the row sum.",
     # scaling
     "scale-missing": "The scores were not scaled: the division by the square root of d, the width of the queries and "
@@ -252,6 +270,15 @@ DIAGNOSES = {
 NUDGES = {
     # named by the general findings too (properties.py), where no choice's nudge is at hand
     "output-transposed": "Look at the last step: which axis of your result holds the tokens?",
+    "returned-a-list": "Look at the type of what your function returns.",
+    "int-array": "Look at the dtype of the arrays you create and of the divisions you make.",
+    "ids-as-floats": "Look at the dtype of the array you return.",
+    "returned-booleans": "Look at the dtype of the array you return.",
+    "extra-outputs": "Look at your return statement: how many things does it return?",
+    "wrong-unit": "Look at the last step of your calculation: is anything divided or multiplied after the bytes "
+                  "are counted?",
+    "computed-in-float32": "Look for float32 in your code: an astype, a dtype, or an array built from a float32 one.",
+    "returns-its-input": "Look at the cases where your function returns its argument as it came in.",
     "integer-overflow": "Look at the dtype of the numbers you multiply.",
     "weights-transposed": "Write the shape of each operand of your product next to it: the inner sizes must be d_in.",
     "k-not-transposed": "Write the shapes of Q and K next to your product.",

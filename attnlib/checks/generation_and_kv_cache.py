@@ -7,7 +7,8 @@ from .attention_module import attention, attention_steps
 from .choices import Choices
 from .mask_and_softmax import softmax, softmax_steps
 from .probes import features, rand
-from .properties import argument_mixups, huge_scores, intermediates, only_failing, scale_finding
+from .properties import (argument_mixups, huge_scores, intermediates, only_failing, returns_a_new_array,
+                         scale_finding)
 from .runner import close, is_number_array
 from .spec import Exercise, Probe
 
@@ -87,6 +88,82 @@ def sample_next_steps(logits, temperature, u, *, c):
                   sample_uniform=lambda: int(u * len(z)), sample_index_before=lambda: max(_inverse_cdf(p, u) - 1, 0))
 
 
+
+# top_k_filter(logits, k) and top_p_filter(logits, p): which tokens survive, and what the others become --------
+
+def _filtered(z, kept, c, order=None):
+    """The logits z with only the tokens `kept` (a boolean mask) left, as the text asks: a new float array.
+    `order` ranks the tokens, most likely first (for a result wrongly left in that order)."""
+    fill = c("filler", right=-np.inf, filter_fills_zero=0.0, filter_fills_finite=-1e9,
+             filter_fills_finite__lowest=np.finfo(float).min, filter_fills_nan=np.nan)
+    out = np.where(kept, z, fill)
+    order = np.argsort(-z, kind="stable") if order is None else order
+    with np.errstate(all="ignore"):
+        P = softmax(out) if kept.any() or np.isfinite(fill) else out
+        return c.step("filter returns", right=lambda: out, filter_returns_mask=lambda: kept,
+                      filter_returns_probabilities=lambda: P,
+                      filter_returns_probabilities__not_renormalised=lambda: np.where(kept, softmax(z), 0.0),
+                      filter_returns_log_probabilities=lambda: np.log(P),
+                      filter_returns_log_probabilities__not_renormalised=lambda: np.where(kept, np.log(softmax(z)),
+                                                                                          fill),
+                      filter_returns_shifted=lambda: out - z.max(),
+                      filter_returns_sorted=lambda: out[order], filter_returns_ids=lambda: np.flatnonzero(kept),
+                      filter_returns_ids__ranked=lambda: order[kept[order]],
+                      filter_returns_kept_only=lambda: z[kept])
+
+
+def top_k_filter_steps(logits, k, *, c):
+    """Keep every logit >= the k-th largest (ties all kept; k >= vocab keeps all); the rest -inf."""
+    z = np.asarray(logits, dtype=float)
+    s = c("end kept", right=1.0, top_k_smallest_kept=-1.0)  # the largest k, or (wrongly) the smallest
+    n = c("count kept", right=k, top_k_one_too_many=k + 1, top_k_one_too_few=k - 1,
+          top_k_drops_the_k_smallest=len(z) - k)
+    n = c.step("k past the vocabulary", right=lambda: min(n, len(z)), top_k_large_k_fails=lambda: n)
+    if n < 1:
+        return _filtered(z, np.zeros(len(z), dtype=bool), c)
+    every = k >= len(z)  # a learner may keep every token here first: the same, unless a slip follows
+    ranked = c.step("sort direction", right=lambda: np.sort(s * z)[::-1],
+                    top_k_threshold_from_the_wrong_end=lambda: np.sort(s * z),
+                    top_k_threshold_from_the_wrong_end__all_past_the_vocabulary=lambda: np.sort(s * z) if not every
+                    else np.full(len(z), -np.inf))
+    kth = ranked[n - 1]  # IndexError when n > vocab: the slip above
+    kept = c.step("ties at the k-th", right=lambda: c("comparison", right=s * z >= kth, top_k_strict=s * z > kth,
+                                                      top_k_strict__all_past_the_vocabulary=(s * z > kth) | every),
+                  top_k_ties_cut=lambda: np.isin(np.arange(len(z)), np.argsort(-s * z, kind="stable")[:n]),
+                  top_k_ties_cut__higher_ids=lambda: np.isin(np.arange(len(z)), np.argsort(s * z)[::-1][:n]),
+                  top_k_argsort_as_ranks=lambda: np.argsort(-s * z, kind="stable") < n,
+                  top_k_distinct_values=lambda: s * z >= np.unique(s * z)[::-1][min(n, len(np.unique(z))) - 1])
+    return _filtered(z, kept, c)
+
+
+def top_p_filter_steps(logits, p, *, c):
+    """The fewest most probable tokens (ties: lower id first) whose probabilities sum to >= p; p = 1 keeps all."""
+    z = np.asarray(logits, dtype=float)
+    order = None
+    if c("p of 1", right=p == 1.0, top_p_one_not_special=False, top_p_near_one_kept_whole=bool(np.isclose(p, 1.0))):
+        kept = np.ones(len(z), dtype=bool)
+    else:
+        P = softmax_steps(z, c=c)  # (vocab,)
+        order = c.step("ranking", right=lambda: np.argsort(-P, kind="stable"),
+                       top_p_ascending=lambda: np.argsort(P, kind="stable"),
+                       top_p_ties_to_the_higher_id=lambda: len(P) - 1 - np.argsort(-P[::-1], kind="stable"),
+                       top_p_not_ranked=lambda: np.arange(len(P)), top_p_unstable_sort=lambda: np.argsort(-P))
+        total = np.cumsum(P[order])
+        n = c.step("where the run stops", right=lambda: np.searchsorted(total, p) + 1,
+                   top_p_stops_past_p=lambda: np.searchsorted(total, p, side="right") + 1,
+                   top_p_one_extra_token=lambda: np.searchsorted(total, p) + 2,
+                   top_p_crossing_token_dropped=lambda: np.searchsorted(total, p),
+                   top_p_crossing_token_dropped__at_most=lambda: np.searchsorted(total, p, side="right"),
+                   top_p_crossing_token_dropped__top_kept=lambda: max(np.searchsorted(total, p, side="right"), 1),
+                   top_p_fraction_of_the_vocabulary=lambda: int(np.ceil(p * len(P))))
+        kept = c.step("nucleus", right=lambda: np.isin(np.arange(len(z)), order[:n]),
+                      top_p_drops_the_top=lambda: np.isin(np.arange(len(z)), order[1:n]),
+                      top_p_mask_left_in_rank_order=lambda: np.arange(len(z)) < n,
+                      top_p_ties_all_kept=lambda: P >= P[order[min(n, len(P)) - 1]],
+                      top_p_min_p=lambda: P >= p)
+    return _filtered(z, c("tokens kept", right=kept, top_p_keeps_the_tail=~kept), c, order)
+
+
 CHOICES = {
     "cache roles": "Look at which cache you score the query against and which one you mix: keys, then values.",
     "cache update": "Look at where k and v join the caches: as their last rows.",
@@ -111,11 +188,32 @@ CHOICES = {
     "read out": "Look at the row that the vocabulary matrix reads: the token's vector plus its attention output.",
     "returned": "Look at what you return: the whole sequence, prompt first.",
     "pick": "Walk the running total of the probabilities: the answer is the first token where it rises above u.",
+    "filler": "Look at what the tokens you drop become: a logit of minus infinity, whose probability is exactly 0.",
+    "filter returns": "Look at what you return: the logits themselves, the kept ones unchanged, in their original "
+                      "order.",
+    "end kept": "Look at which end of the sorted logits you keep: the largest.",
+    "count kept": "Count the tokens your filter keeps when no two logits are equal: exactly k.",
+    "k past the vocabulary": "Try your filter with k larger than the vocabulary: it keeps every token.",
+    "ties at the k-th": "Try logits where two tokens share the k-th largest value: both stay.",
+    "comparison": "Look at how you compare each logit with the k-th largest: a logit equal to it stays.",
+    "sort direction": "Look at which end of your sorted logits the k-th largest is taken from.",
+    "nucleus": "Look at which tokens you mark as kept: the first n of the ranking, each at its own id.",
+    "p of 1": "Look at what your filter does when p is 1: every token stays, even one whose probability rounds to 0.",
+    "ranking": "Look at the order you add the probabilities in: the most probable first, and of two equal ones "
+               "the lower id first.",
+    "where the run stops": "Check the token at which the running total first reaches p: it is the last one kept.",
+    "tokens kept": "Look at which side of the cut you keep: the most probable tokens, the nucleus.",
 }
 
 
 def _sample_probe(logits, temperature, u):
     return Probe((np.asarray(logits), temperature, u), names=("logits", "temperature", "u"))
+
+
+def _filter_probe(logits, **k_or_p):
+    ((name, value),) = k_or_p.items()
+    logits = logits if isinstance(logits, np.ndarray) else np.array(logits, dtype=float)
+    return Probe((logits, value), names=("logits", name))
 
 
 # generate(p, prompt, n_new, cache_step) --------------------------------------------------------------------------
@@ -338,6 +436,58 @@ EXERCISES = [
                 "c[i] > u, i.e. np.searchsorted(c, u, side='right')",
     ),
     Exercise(
+        name="top_k_filter",
+        reference=at.top_k_filter,
+        probes=[_filter_probe([1.0, 3.0, -2.0, 2.0, 0.5], k=2),
+                _filter_probe(rand(910, 7, scale=2.0), k=3),
+                _filter_probe([2.0, 5.0, 2.0, 0.0, -1.0], k=2),             # a tie at the k-th value: both stay
+                _filter_probe([1.0, 3.0, 3.0, 2.0], k=1),                   # a tie at the top
+                _filter_probe([0.5, 1.5, -1.0], k=3),                       # k = vocab
+                _filter_probe([0.5, 1.5, -1.0, 0.2], k=9),                  # k > vocab
+                _filter_probe([0.5, -np.inf, 2.0, 1.0], k=2),               # a token already masked
+                _filter_probe([0.7], k=1),                                  # one token
+                _filter_probe([1e300, -1e300, 0.0, 1.0], k=2),              # huge logits
+                _filter_probe(rand(911, 6).astype(np.float32), k=4),
+                _filter_probe([3.0, 3.0, 1.0, 0.0], k=2),                   # a tie above: the next value goes
+                _filter_probe([0.5, -np.inf, 2.0], k=3)],                   # k = vocab with a masked token
+        pipeline=top_k_filter_steps,
+        verified="the k largest logits kept as they were and the rest -inf, with ties at the k-th value, k at and "
+                 "past the vocabulary, masked tokens, one token and logits of 1e300",
+        hint1="Only the k most likely tokens stay candidates: the others get a logit of minus infinity, so the "
+              "softmax gives them probability 0 and sampling never picks them.",
+        hint2="Find the k-th largest logit; every logit at least as large stays, every other one becomes minus "
+              "infinity. With k at least the vocabulary, nothing is cut.",
+        formula="kth = sorted(logits, descending)[min(k, vocab) - 1]; out = np.where(logits >= kth, logits, -inf)",
+    ),
+    Exercise(
+        name="top_p_filter",
+        reference=at.top_p_filter,
+        probes=[_filter_probe(np.zeros(8), p=0.25),                          # each 1/8: p reached exactly at 2
+                _filter_probe(rand(912, 7, scale=2.0), p=0.9),
+                _filter_probe([2.0, 1.0, 2.0, 0.0], p=0.3),                 # a tie at the top: the lower id
+                _filter_probe([0.0, 1.0, 0.5], p=0.1),                      # the top token alone
+                _filter_probe([3.0, -800.0, 0.0, 2.0], p=1.0),              # p = 1 keeps a probability of 0
+                _filter_probe([1e300, 0.0, -np.inf], p=0.5),                # a huge logit
+                _filter_probe([0.0, -np.inf, 1.0, 0.5, -0.5], p=0.95),      # a token already masked
+                _filter_probe([4.0], p=0.7),                                # one token
+                _filter_probe(rand(913, 9, scale=1.5), p=0.6),
+                _filter_probe(rand(914, 5).astype(np.float32), p=0.8),
+                _filter_probe([14.0, 0.0, 13.0], p=0.99999),                # close to 1, and still a cut
+                _filter_probe([0.0, -np.inf, -np.inf, 1.0, 0.2], p=0.5),    # masked tokens stay out
+                _filter_probe([2.0, 1, 1, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 1, 2, 2, 1, 1, 1, 2], p=0.3)],  # an unstable
+                # sort reorders these ties (numpy's default argsort does, from 17 entries on)
+        pipeline=top_p_filter_steps,
+        verified="the nucleus kept (the fewest most probable tokens reaching p, ties to the lower id) and the rest "
+                 "-inf, with p reached exactly, p = 1, a huge logit, masked tokens and one token",
+        hint1="The nucleus is the smallest group of the most likely tokens that holds at least p of the "
+              "probability: a confident model keeps few tokens, an unsure one many.",
+        hint2="Rank the tokens by probability, largest first; walk down the ranking adding up probabilities and "
+              "stop at the first token where the total reaches p, keeping that token. When p is 1, every "
+              "token stays: settle that case first.",
+        formula="P = softmax(logits); order = argsort(-P, stable); n = 1 + the first rank with cumsum(P[order]) >= p; "
+                "keep order[:n], the rest -inf (p = 1 keeps all)",
+    ),
+    Exercise(
         name="generate",
         reference=generate,
         probes=[_generate_probe(1100, 7, 4, 3, 5), _generate_probe(1110, 9, 6, 1, 6),
@@ -531,6 +681,10 @@ def fit_finding(f, seen):
     return None
 
 
+REQUIREMENTS = {"top_k_filter": [returns_a_new_array((np.array([0.5, 2.0, -1.0]), 3))],
+                "top_p_filter": [returns_a_new_array((np.array([0.5, 2.0, -1.0]), 1.0))]}
+
+
 FINDINGS = {
     "attend_step": [intermediates(_step_intermediates), scale_finding(at.attend_step, 0, _step_sizes),
                     huge_scores(0)],
@@ -539,6 +693,8 @@ FINDINGS = {
     "sample_next": [only_failing(_greedy_probe, "sample-temperature-zero", "only the probes with temperature 0 fail"),
                     only_failing(_overflowing_probe, "softmax-no-max-subtraction",
                                  "only the probes with a tiny temperature or huge logits fail")],
+    "top_p_filter": [only_failing(lambda p: p.args[1] == 1.0, "top-p-one-not-special",
+                                  "only the probes with p at 1 fail")],
     "generate": [misuse_finding, cache_step_never_called, first_wrong_token],
     "kv_cache_bytes": [kv_scaling],
     "max_cached_tokens": [fit_finding],
@@ -566,6 +722,74 @@ DIAGNOSES = {
                            "a hair below 1 through rounding, and u (just below 1) was above it.",
     "sample-not-cumulative": "u was compared with each probability on its own instead of with the running total of the "
                              "probabilities.",
+    "filter-fills-zero": "The dropped tokens got a logit of 0, and the exponential of 0 is 1: they keep a real "
+                         "probability. A dropped token's logit is minus infinity, so its probability is exactly 0.",
+    "filter-fills-finite": "The dropped tokens got a large negative number instead of minus infinity: their "
+                           "probability is tiny but not 0, and next to huge logits it is not even tiny.",
+    "filter-fills-nan": "The dropped tokens became NaN; a NaN spreads through the softmax and spoils every "
+                        "probability. A dropped token's logit is minus infinity.",
+    "filter-returns-mask": "You returned which tokens stay (True or False); the filter returns the logits "
+                           "themselves, the kept ones unchanged and the others minus infinity.",
+    "filter-returns-sorted": "Your result lists the logits from the most likely token down; the filter keeps "
+                             "every token at its own place (entry i is still token i), the dropped ones as minus "
+                             "infinity.",
+    "filter-returns-probabilities": "You returned probabilities (a softmax of the kept logits); the filter returns "
+                                    "logits, and sampling turns them into probabilities later.",
+    "filter-returns-log-probabilities": "You returned log-probabilities (a log-softmax) of the kept tokens; the "
+                                        "filter returns their logits unchanged.",
+    "filter-returns-shifted": "The kept logits came back shifted by the largest one (the max subtracted for the "
+                              "softmax stayed in); the filter returns the kept logits unchanged.",
+    "filter-returns-ids": "You returned the ids of the kept tokens; the filter returns an array as long as the "
+                          "vocabulary, the kept logits at their places and minus infinity elsewhere.",
+    "filter-returns-kept-only": "You returned only the kept logits, a shorter array; the filter returns one entry "
+                                "per token of the vocabulary, minus infinity for the dropped ones.",
+    "top-k-drops-the-k-smallest": "You dropped the k smallest logits and kept the rest; the filter keeps the k "
+                                  "largest and drops the rest.",
+    "top-k-threshold-from-the-wrong-end": "The threshold was taken from the wrong end of the sorted logits (the "
+                                          "k-th smallest instead of the k-th largest).",
+    "top-k-strict": "You kept only the logits strictly above the k-th largest, so the k-th largest itself (and "
+                    "every tie with it) was dropped; compare with at least, not strictly more.",
+    "top-k-argsort-as-ranks": "argsort's output was read as each token's rank, but it lists token ids in rank "
+                              "order: entry i of argsort is the id of the token ranked i, not the rank of token i.",
+    "top-k-distinct-values": "You counted distinct values: the threshold became the k-th largest different "
+                             "logit, so with repeated values more than k tokens (and more than the ties) stay.",
+    "top-p-near-one-kept-whole": "A p close to 1 (within a tolerance such as isclose's) kept every token, "
+                                 "but only a p of exactly 1 does: 0.99999 still cuts a tail of tiny probability.",
+    "top-p-unstable-sort": "Your ranking does not keep equal probabilities in id order: numpy's default argsort "
+                           "is not stable, and past 16 entries it reorders ties, so the cut can keep a higher id.",
+    "top-p-not-ranked": "You added up the probabilities in id order; the nucleus adds them from the most probable "
+                        "token down.",
+    "top-p-one-extra-token": "Your nucleus holds one token more than needed: the token at which the running total "
+                             "reaches p is the last one kept.",
+    "top-p-fraction-of-the-vocabulary": "You kept a fraction p of the tokens (p times the vocabulary size); top-p "
+                                        "keeps a share p of the probability, however many tokens that takes.",
+    "top-p-drops-the-top": "The most probable token was dropped: the nucleus starts with it (a slice that starts "
+                           "at 1 instead of 0).",
+    "top-p-mask-left-in-rank-order": "The kept marks were made in rank order but applied by token id, so the first "
+                                     "n ids were kept instead of the n most probable tokens: map the ranks back to "
+                                     "ids.",
+    "top-p-ties-all-kept": "Tokens as probable as the last one of the nucleus were all kept; the text ranks equal "
+                           "probabilities by id and stops at the token where the total reaches p.",
+    "top-p-min-p": "You kept every token whose own probability is at least p; top-p keeps the most probable tokens "
+                   "until their probabilities add up to p.",
+    "top-k-smallest-kept": "You kept the k smallest logits, the least likely tokens, instead of the k largest.",
+    "top-k-one-too-many": "Your filter keeps k + 1 tokens: the k-th largest logit is the last one kept.",
+    "top-k-one-too-few": "Your filter keeps k - 1 tokens: the k-th largest logit itself must stay.",
+    "top-k-large-k-fails": "With k larger than the vocabulary your filter fails; a k that large keeps every token.",
+    "top-k-ties-cut": "Of several logits equal to the k-th largest, your filter keeps only some; the text keeps "
+                      "them all, so more than k tokens can stay.",
+    "top-p-one-not-special": "With p at 1 a token whose probability rounds to 0 (or whose running total rounds "
+                             "to 1 early) was dropped; a p of 1 keeps every token.",
+    "top-p-ascending": "You added up the probabilities from the least probable token up; the nucleus starts at "
+                       "the most probable one.",
+    "top-p-ties-to-the-higher-id": "Of two equally probable tokens your ranking put the higher id first; the text "
+                                   "ranks the lower id first, so at the cut the lower id stays.",
+    "top-p-stops-past-p": "When the running total reaches p exactly, you kept one more token; the run stops at the "
+                          "token where the total first reaches p (at least p, not more than p).",
+    "top-p-crossing-token-dropped": "You kept only the tokens before the running total reaches p, dropping the "
+                                    "one that reaches it; that token is the last one kept, so the nucleus always "
+                                    "holds at least p of the probability (and never nothing).",
+    "top-p-keeps-the-tail": "You kept the tokens outside the nucleus and dropped the nucleus itself.",
     "sample-temperature-zero": "Only temperature 0 goes wrong: dividing by a zero temperature gives infinities and "
                                "NaN.",
     "cache-step-not-used": "The tokens do not follow the cache_step your generate was given: your generate computed "

@@ -43,7 +43,8 @@ EXERCISES = [
         reference=at.similarity,
         probes=[Probe((rand(60, 3, 4), rand(61, 5, 4)), names=("Q", "K")),
                 Probe((rand(62, 6, 2), rand(63, 3, 2)), names=("Q", "K")),
-                Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K"))],
+                Probe((rand(64, 3, 3), rand(65, 3, 3)), names=("Q", "K")),
+                Probe((rand(66, 1, 3), rand(67, 4, 3)), names=("Q", "K"))],  # one query
         pipeline=similarity_steps,
         verified="every query-key dot product, for n_q != n_k != d",
         hint1="Entry (i, j) is the dot product of query i with key j: how well key j matches what query i looks for.",

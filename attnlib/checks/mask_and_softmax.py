@@ -31,7 +31,8 @@ def softmax_steps(S, axis=-1, *, c):
     top = c.step("softmax max", right=lambda: S.max(axis=axis, keepdims=True), softmax_no_max_subtraction=lambda: 0.0,
                  softmax_max_wrong_axis=lambda: S.max(axis=_other(axis, S.ndim), keepdims=True),
                  softmax_max_wrong_axis__first=lambda: S.max(axis=0, keepdims=True),
-                 softmax_max_wrong_axis__whole=lambda: S.max())
+                 softmax_max_wrong_axis__whole=lambda: S.max(),
+                 softmax_min_subtracted=lambda: S.min(axis=axis, keepdims=True))
     E = np.exp(S - top)
     total = c.step("softmax sum", right=lambda: E.sum(axis=axis, keepdims=True),
                    softmax_sum_wrong_axis=lambda: E.sum(axis=_other(axis, S.ndim), keepdims=True),

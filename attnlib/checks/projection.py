@@ -46,7 +46,8 @@ EXERCISES = [
         reference=at.project,
         probes=[Probe((rand(1, 4), rand(2, 4, 3)), names=("x", "W"), cols=features(3)),
                 Probe((rand(3, 2), rand(4, 2, 5)), names=("x", "W"), cols=features(5)),
-                Probe((rand(5, 3), rand(6, 3, 3)), names=("x", "W"), cols=features(3))],
+                Probe((rand(5, 3), rand(6, 3, 3)), names=("x", "W"), cols=features(3)),
+                Probe((rand(7, 1), rand(8, 1, 4)), names=("x", "W"), cols=features(4))],  # d_in = 1
         pipeline=project_steps,
         verified="x @ W for three (x, W) pairs, square and non-square",
         hint1="A projection makes each output feature a weighted sum of the input features; the weights of "

@@ -186,6 +186,8 @@ def error_finding(f, seen):
                         return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
         if "truth value of an array" in o.error:
             return "array-truth-value"
+        if o.error.startswith("OverflowError") and "cannot convert float infinity to integer" in o.error:
+            return "int-array", "an integer array cannot hold minus infinity"
         if o.error.startswith("OverflowError") and "too large to convert" in o.error:
             return "integer-overflow", "a numpy integer could not hold the number: its width is fixed"
     ndims = [max((a.ndim for a in p.args if isinstance(a, np.ndarray)), default=0) for p, _, _ in seen]
@@ -198,6 +200,40 @@ def error_finding(f, seen):
 # ----------------------------------------------------------------------------
 # shapes and containers: the right numbers in the wrong container
 
+UNITS = {2.0 ** -10: "KiB", 2.0 ** -20: "MiB", 2.0 ** -30: "GiB", 1e-3: "kB", 1e-6: "MB", 1e-9: "GB", 8.0: "bits"}
+
+
+def _container(seen):
+    """(id, detail) when every answer holds the right values in another container, type or unit, else None."""
+    answers = [(o.value, e) for _p, o, e in seen if o.kind == "ok"]
+    if len(answers) < len(seen) or not answers:
+        return None
+
+    def every(test):
+        try:
+            with np.errstate(all="ignore"):
+                return all(test(g, e) for g, e in answers)
+        except (TypeError, ValueError):
+            return False
+    if every(lambda g, e: isinstance(g, list) and isinstance(e, np.ndarray) and is_number_array(np.asarray(g))
+             and close(np.asarray(g), e)):
+        return "returned-a-list", "your function returns a Python list holding the right numbers"
+    if every(lambda g, e: isinstance(e, np.ndarray) and e.dtype.kind in "iu" and isinstance(g, np.ndarray)
+             and g.dtype.kind == "f" and g.shape == e.shape and bool(np.all(g == e))):
+        return "ids-as-floats", "your function returns the right ids as floats"
+    if every(lambda g, e: isinstance(e, np.ndarray) and e.dtype.kind == "f" and isinstance(g, np.ndarray)
+             and g.dtype.kind == "b" and close(g.astype(float), e)):
+        return "returned-booleans", "your function returns True and False where 1.0 and 0.0 are expected"
+    if every(lambda g, e: isinstance(g, (tuple, list)) and len(g) > 1 and not isinstance(e, (tuple, list))
+             and close(g[0], e)):
+        return "extra-outputs", "the first of the values your function returns is the right result"
+    for factor, unit in UNITS.items():
+        if every(lambda g, e, factor=factor: isinstance(e, (int, np.integer)) and e > 0 and is_number_array(g)
+                 and np.ndim(g) == 0 and abs(float(g) - e * factor) <= 1e-9 * e * factor):
+            return "wrong-unit", f"your results are the right counts in {unit}"
+    return None
+
+
 def shape_finding(f, seen):
     """Right values with an extra axis, flattened, in the wrong tuple order, a float for an int, one row, ...; first,
     one shape whatever the sizes asked (a fixed size written in, or a memorised answer)."""
@@ -206,6 +242,9 @@ def shape_finding(f, seen):
               and isinstance(e, np.ndarray)]
     if len(arrays) == len(seen) and len({g for g, _ in arrays}) == 1 and len({x for _, x in arrays}) > 1:
         return "wrong-shape", f"your function returns shape {arrays[0][0]} whatever the sizes of its input"
+    found = _container(seen)
+    if found:
+        return found
     for _p, o, e in seen:
         if o.kind != "ok" or close(o.value, e):
             continue
@@ -246,7 +285,7 @@ def shape_finding(f, seen):
         if e.ndim >= 1 and g.ndim == e.ndim and g.shape[1:] == e.shape[1:] and len(g) == len(e) - 1:
             if close(g, e[1:]) or close(g, e[:-1]):
                 return "loop-off-by-one", f"you returned {len(g)} rows, expected {len(e)}: one row is missing"
-        if g.shape == e.shape and e.ndim >= 1 and len(e) > 1:
+        if g.shape == e.shape and e.ndim >= 2 and len(e) > 1:  # rows: a 1-D result has none
             wrong = [r for r in range(len(e)) if not close(g[r], e[r])]
             if wrong in ([0], [len(e) - 1]) and not np.any(g[wrong[0]]):
                 return "loop-off-by-one", f"every row is right except row {wrong[0]}, which is all zeros"
@@ -515,5 +554,35 @@ def _edge_size(p):
                for a in p.args)
 
 
-GENERAL = [error_finding, exact_count, shape_finding,
+def float32_finding(f, seen):
+    """A float32 result that is the expected float64 one rounded to float32 on every probe (values beyond float32's
+    range become inf): the computation ran in float32."""
+    results = [(o.value, e) for _, o, e in seen if o.kind == "ok" and isinstance(e, np.ndarray)]
+    if not any(isinstance(g, np.ndarray) and g.dtype == np.float32 for g, _ in results):
+        return None
+    with np.errstate(over="ignore"):
+        if all(isinstance(g, np.ndarray) and g.dtype == np.float32 and g.shape == e.shape
+               and close(g.astype(float), e.astype(np.float32).astype(float), 1e-6) for g, e in results):
+            return "computed-in-float32", "your results are float32 arrays: the expected values rounded to float32"
+    return None
+
+
+def returns_a_new_array(args):
+    """A requirement: on `args`, the result shares no memory with an argument (it is no view or alias of one)."""
+    def requirement(run):
+        def wrapper(fn):
+            def shares(*a):
+                out = fn(*a)
+                return isinstance(out, np.ndarray) and any(isinstance(x, np.ndarray) and np.shares_memory(out, x)
+                                                           for x in a)
+            return shares
+        o = run(wrapper, args)
+        if o.kind == "ok" and o.value is True:
+            return "returns-its-input", ("on this call your function returned the array it was given (or a view "
+                                         "of it), not a new one")
+        return None
+    return requirement
+
+
+GENERAL = [error_finding, exact_count, shape_finding, float32_finding,
            only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]

@@ -44,7 +44,9 @@ def _redraw(a, rng):
             P = a * np.exp(rng.normal(0.0, 0.5, a.shape))
             return (P / P.sum(axis=-1, keepdims=True)).astype(a.dtype)
         finite = np.isfinite(a)
-        spread = a[finite].std() if finite.any() else 0.0
+        with np.errstate(over="ignore", invalid="ignore"):  # the spread of values near 1e300 overflows
+            spread = a[finite].std() if finite.any() else 0.0
+        spread = spread if np.isfinite(spread) else np.abs(a[finite]).max()
         spread = spread or (np.abs(a[finite]).max() if finite.any() else 0.0) or 1.0
         return np.where(finite, a + rng.normal(0.0, 0.5 * spread, a.shape), a).astype(a.dtype)
     if isinstance(a, dict):

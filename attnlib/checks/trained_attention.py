@@ -50,7 +50,8 @@ EXERCISES = [
         name="most_attended",
         returns=list,
         reference=most_attended,
-        probes=[_causal_probe(600, 6), _cache_probe(602, 3, 5), _ties_probe(5), _bidirectional_probe(604, 4, 7)],
+        probes=[_causal_probe(600, 6), _cache_probe(602, 3, 5), _ties_probe(5), _bidirectional_probe(604, 4, 7),
+                _cache_probe(606, 1, 4)],  # one query row
         pipeline=most_attended_steps,
         verified="the word with the largest weight in each row: a causal A, a cached one (fewer queries than "
                  "keys), exact ties and an unmasked A over new words",

@@ -412,7 +412,7 @@ WRONG.update({
                     ("cost-one-row", cost_single_row), ("integer-overflow", cost_int32),
                     ("count-rounded", cost_float_then_int), ("returns-float", cost_as_float)],
     "one_hot": [("one-hot-width-from-ids", oh_width_from_max), ("tokens-deduplicated", oh_unique),
-                ("one-hot-marks-every-id", oh_fancy_columns), ("wrong-dtype", oh_boolean),
+                ("one-hot-marks-every-id", oh_fancy_columns), ("returned-booleans", oh_boolean),
                 ("output-transposed", oh_columns_are_tokens)],
     "learned_scores": [("kq-instead-of-qk", ls_keys_first), ("wrong-argument-used", ls_wq_twice),
                        ("similarity-scaled", ls_scaled), ("projection-missing", ls_no_weights)],

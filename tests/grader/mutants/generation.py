@@ -584,3 +584,114 @@ RIGHT.update({
     "generate": [gen_indexed, gen_prompt_then_new, gen_einsum_probs],
     "max_cached_tokens": [mct_floordiv, mct_divmod, mct_bisect],
 })
+
+
+# top_k_filter and top_p_filter ----------------------------------------------
+
+
+def tk_sort(logits, k):
+    kth = np.sort(logits)[::-1][min(k, len(logits)) - 1]
+    return np.where(logits >= kth, logits, -np.inf)
+
+
+def tk_loop(logits, k):
+    out = np.full(len(logits), -np.inf)
+    for i, z in enumerate(logits):
+        if np.sum(logits > z) < k:  # fewer than k logits beat it: it is among the k largest, ties included
+            out[i] = z
+    return out
+
+
+def tk_exactly_k(logits, k):
+    out = np.full(len(logits), -np.inf)
+    keep = np.argsort(-logits, kind="stable")[:k]
+    out[keep] = logits[keep]
+    return out
+
+
+def tk_zero_fill(logits, k):
+    kth = np.sort(logits)[::-1][min(k, len(logits)) - 1]
+    return np.where(logits >= kth, logits, 0.0)
+
+
+def tk_partition(logits, k):
+    k = min(k, len(logits))
+    kth = np.partition(logits, len(logits) - k)[len(logits) - k]  # the k-th largest
+    out = logits.copy()
+    out[logits < kth] = -np.inf
+    return out
+
+
+def tk_no_clip(logits, k):
+    kth = np.sort(logits)[::-1][k - 1]
+    return np.where(logits >= kth, logits, -np.inf)
+
+
+def _probs(logits):
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
+
+
+def tp_sort(logits, p):
+    if p == 1:
+        return np.array(logits, dtype=float)
+    P = _probs(logits)
+    order = np.argsort(-P, kind="stable")
+    n = np.searchsorted(np.cumsum(P[order]), p) + 1
+    out = np.full(len(logits), -np.inf)
+    out[order[:n]] = logits[order[:n]]
+    return out
+
+
+def tp_loop(logits, p):
+    out, total = np.full(len(logits), -np.inf), 0.0
+    P = _probs(logits)
+    for i in sorted(range(len(P)), key=lambda i: (-P[i], i)):
+        if p < 1 and total >= p:
+            break
+        out[i], total = logits[i], total + P[i]
+    return out
+
+
+def tp_mask_first(logits, p):
+    if p >= 1.0:
+        return logits.astype(float)
+    P = _probs(logits)
+    order = np.argsort(-P, kind="stable")
+    before = np.concatenate([[0.0], np.cumsum(P[order])[:-1]])  # the probability ranked above each token
+    keep = np.zeros(len(P), dtype=bool)
+    keep[order[before < p]] = True  # kept while what ranks above it has not reached p
+    return np.where(keep, logits, -np.inf)
+
+
+def tp_strict(logits, p):
+    if p == 1:
+        return np.array(logits, dtype=float)
+    P = _probs(logits)
+    order = np.argsort(-P, kind="stable")
+    n = np.searchsorted(np.cumsum(P[order]), p, side="right") + 1
+    out = np.full(len(logits), -np.inf)
+    out[order[:n]] = logits[order[:n]]
+    return out
+
+
+def tp_no_p1(logits, p):
+    P = _probs(logits)
+    order = np.argsort(-P, kind="stable")
+    n = np.searchsorted(np.cumsum(P[order]), p) + 1
+    out = np.full(len(logits), -np.inf)
+    out[order[:n]] = logits[order[:n]]
+    return out
+
+
+def tp_tail(logits, p):
+    return np.where(tp_sort(logits, p) > -np.inf, -np.inf, logits)
+
+
+WRONG.update({
+    "top_k_filter": [("top-k-ties-cut", tk_exactly_k), ("filter-fills-zero", tk_zero_fill),
+                     ("top-k-large-k-fails", tk_no_clip)],
+    "top_p_filter": [("top-p-stops-past-p", tp_strict), ("top-p-one-not-special", tp_no_p1),
+                     ("top-p-keeps-the-tail", tp_tail)],
+})
+RIGHT.update({"top_k_filter": [tk_sort, tk_loop, tk_partition], "top_p_filter": [tp_sort, tp_loop, tp_mask_first]})
