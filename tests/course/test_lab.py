@@ -276,7 +276,7 @@ def test_real_server_prints_its_own_url_keeps_the_token_private_and_stops_on_ctr
 
         # Ctrl-C stops the launcher and the server cleanly.
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(30) == 0
+        assert proc.wait(90) == 0  # a loaded machine can take a while to shut the server down
         assert "Traceback" not in err.read_text()
         assert "stopping JupyterLab" in out.read_text()
         assert not alive(server)
