@@ -98,12 +98,14 @@ def _filtered(z, kept, c, order=None):
              filter_fills_finite__lowest=np.finfo(float).min, filter_fills_nan=np.nan)
     out = np.where(kept, z, fill)
     order = np.argsort(-z, kind="stable") if order is None else order
+
+    def P():  # the kept tokens' probabilities, asked only by the variants that return them
+        return softmax(out) if kept.any() or np.isfinite(fill) else out
     with np.errstate(all="ignore"):
-        P = softmax(out) if kept.any() or np.isfinite(fill) else out
         return c.step("filter returns", right=lambda: out, filter_returns_mask=lambda: kept,
-                      filter_returns_probabilities=lambda: P,
+                      filter_returns_probabilities=P,
                       filter_returns_probabilities__not_renormalised=lambda: np.where(kept, softmax(z), 0.0),
-                      filter_returns_log_probabilities=lambda: np.log(P),
+                      filter_returns_log_probabilities=lambda: np.log(P()),
                       filter_returns_log_probabilities__not_renormalised=lambda: np.where(kept, np.log(softmax(z)),
                                                                                           fill),
                       filter_returns_shifted=lambda: out - z.max(),
