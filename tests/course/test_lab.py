@@ -213,7 +213,10 @@ def launch(tmp_path, course, token, runtime_mode=0o700, config=None):
                JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), ATTNLIB_LAB_TOKEN=token, PYTHONUNBUFFERED="1",
                http_proxy="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9")  # the token must not go to a proxy
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    code = ("import sys; from attnlib.course.lab import main; "
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps it ignored: restore Ctrl-C,
+    # as a terminal gives it, or a test run started with `&` could not interrupt the launcher.
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from attnlib.course.lab import main; "
             "sys.exit(main(sys.argv[1], open_browser=False, timeout=45))")
     with open(out, "w") as fout, open(err, "w") as ferr:
         proc = subprocess.Popen([sys.executable, "-c", code, str(course)], env=env, stdout=fout, stderr=ferr,
