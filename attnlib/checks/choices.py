@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 
-from .runner import close, quiet, raised
+from .runner import attempt, close, quiet
 
 SCALES = {0.0: "missing", -1.0: "sign-flipped", 2.0: "doubled", 0.5: "halved"}  # a term's wrong coefficients
 MAX_PAIRS = 3000  # neighbours with two choices changed, at most, per diagnosis
@@ -99,11 +99,11 @@ def matches(wrong, probes, outcomes, expected):
     returns)."""
     differs = answered = False
     for p, o, e in zip(probes, outcomes, expected):
-        v = quiet(wrong, *p.args, **p.kwargs)
+        v, error = attempt(wrong, *p.args, **p.kwargs)
         if o.kind != "ok":
             if v is not None:
                 return False
-            differs = differs or (e is not None and _same_error(wrong, p, o))  # both raise where the reference returns
+            differs = differs or (e is not None and _same_error(error, o))  # both raise where the reference returns
             continue
         if v is None or not close(o.value, v):
             return False
@@ -112,10 +112,9 @@ def matches(wrong, probes, outcomes, expected):
     return differs and answered  # a function that only raises is not told apart by where it raises
 
 
-def _same_error(wrong, probe, outcome):
-    """The learner raised the same built-in exception as `wrong` on this probe (a refusal of the grader's own, such
-    as a misused cache_step, is left to the findings that read its message)."""
-    name = raised(wrong, *probe.args, **probe.kwargs)
+def _same_error(name, outcome):
+    """The learner raised the same built-in exception, `name`, as the grader's variant on this probe (a refusal of
+    the grader's own, such as a misused cache_step, is left to the findings that read its message)."""
     return name is not None and hasattr(builtins, name) and outcome.kind == "error" and \
         outcome.error.startswith(name + ":")
 

@@ -395,26 +395,20 @@ def call(fn, args, kwargs, names, time_limit, forbidden=frozenset()):
     return call_many(fn, [(args, kwargs, names)], time_limit, forbidden)[0]
 
 
+def attempt(fn, *args, **kwargs):
+    """Run one of the grader's own (possibly wrong) variants on copies of the arguments, without warnings:
+    (its value, None), or (None, the name of the exception it raised)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*[_snapshot(a) for a in args], **{k: _snapshot(v) for k, v in kwargs.items()}), None
+        except Exception as exc:  # noqa: BLE001 - a wrong variant may not apply to this probe's shapes
+            return None, type(exc).__name__
+
+
 def quiet(fn, *args, **kwargs):
-    """Run one of the grader's own (possibly wrong) variants: None if it raises, no warnings."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return fn(*[_snapshot(a) for a in args], **{k: _snapshot(v) for k, v in kwargs.items()})
-        except Exception:  # noqa: BLE001 - a wrong variant may not apply to this probe's shapes
-            return None
-
-
-def raised(fn, *args, **kwargs):
-    """The name of the exception one of the grader's own variants raises on these arguments (copied, as in quiet),
-    or None when it returns."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            fn(*[_snapshot(a) for a in args], **{k: _snapshot(v) for k, v in kwargs.items()})
-        except Exception as exc:  # noqa: BLE001 - which exception is the point
-            return type(exc).__name__
-    return None
+    """Run one of the grader's own (possibly wrong) variants: its value, or None if it raises."""
+    return attempt(fn, *args, **kwargs)[0]
 
 
 # ----------------------------------------------------------------------------
