@@ -5,8 +5,8 @@ whatever sentence it sits in, so the two "the" rows of "the cat sat on the mat"
 are identical. Values are rounded to one decimal so tables stay readable.
 
 The second half generates toy training data for TinyLM: a small grammar of "the
-cat sat on the mat" sentences, a copy task and a fill-in-the-blank task, with a
-word-level Tokenizer.
+cat sat on the mat" sentences, a copy task, a fill-in-the-blank task and a repeat
+task for induction heads, with a word-level Tokenizer.
 """
 import re
 import zlib
@@ -273,3 +273,45 @@ class BlankTask:
             tokens[b, :len(words)] = self.tokenizer.encode(words)
         return Batch(tokens, targets, targets >= 0)
 
+
+
+SYLLABLES = tuple(c + v for c in "bdfghklmnprstvz" + "j" for v in "aeio")  # 64 made-up words: ba, be, .., jo
+
+
+class RepeatTask:
+    """Random distinct syllables, then a stretch of them said again: "ko ma ri [..] fe du ko ma ri fe du".
+
+    Every row has seq_len + 1 distinct syllables drawn fresh (nothing can be memorised): a random
+    prefix, a stretch of L words (L drawn from span for each row) and, at the end, the same stretch
+    again. Inside the repeat, the next word sits right after the earlier copy of the current word,
+    which no fixed distance finds (L varies). The rule-determined positions are the repeat's
+    words whose next word is in the repeat too.
+    """
+
+    name = "repeat"
+
+    def __init__(self, seq_len=24, span=(3, 10)):
+        self.seq_len = positive_int("seq_len", seq_len)
+        self.tokenizer = Tokenizer(SYLLABLES)
+        try:
+            low, high = (positive_int("span", s) for s in span)
+        except TypeError:
+            raise ValueError(f"span must be a pair (shortest, longest) of stretch lengths, got {span!r}") from None
+        if not 2 <= low <= high or 2 * high > self.seq_len + 1:
+            raise ValueError(f"span must satisfy 2 <= shortest <= longest and 2 * longest <= seq_len + 1 = "
+                             f"{self.seq_len + 1}, got {span!r}")
+        if self.seq_len + 1 - high > len(SYLLABLES):
+            raise ValueError(f"seq_len={seq_len} needs more than the {len(SYLLABLES)} distinct syllables")
+        self.span = (low, high)
+
+    def batch(self, batch_size, rng):
+        B, T = positive_int("batch_size", batch_size), self.seq_len
+        _check_rng(rng)
+        seq, mask = np.empty((B, T + 1), dtype=np.int64), np.zeros((B, T), dtype=bool)
+        for b in range(B):
+            L = int(rng.integers(self.span[0], self.span[1] + 1))
+            s = T + 1 - 2 * L                              # prefix x[:s], stretch x[s:s+L], repeat x[s+L:]
+            x = rng.permutation(len(SYLLABLES))[:T + 1 - L]  # distinct syllables
+            seq[b] = np.concatenate([x[:s + L], x[s:s + L]])
+            mask[b, s + L:s + 2 * L - 1] = True            # inside the repeat, the next word repeats too
+        return Batch(seq[:, :-1], seq[:, 1:], mask)

@@ -253,15 +253,15 @@ class TinyLM:
         return float(loss), grads
 
     def attention_maps(self, tokens):
-        """Attention weights of every layer and head for one sequence (T,): (n_layers, n_heads, T, T)."""
+        """Attention weights of every layer and head: one sequence (T,) gives (n_layers, n_heads, T, T),
+        a batch (B, T) gives (B, n_layers, n_heads, T, T)."""
         tokens, one = self._check_tokens(tokens)
-        if not one:
-            raise ValueError(f"tokens must be one sequence (T,), got shape {tokens.shape}")
         self._check_params()
         with np.errstate(over="ignore", invalid="ignore"):
             _, (_, blocks, _, _) = self._forward(tokens)
         # each block's cache holds its attention's: (ln1, mha, ...), mha ends with (Q, K, V, A, s)
-        return np.stack([block[1][-1][3][0] for block in blocks])  # (n_layers, n_heads, T, T)
+        maps = np.stack([block[1][-1][3] for block in blocks], axis=1)  # (B, n_layers, n_heads, T, T)
+        return maps[0] if one else maps
 
     # ------------------------------------------------------------------------
     # generation

@@ -75,11 +75,19 @@ def _optional_int(name, value):
     return None if value is None else positive_int(name, value)
 
 
+def _optional_function(name, value):
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be a function (step, model) or None, got {type(value).__name__}")
+    return value
+
+
 @contract(_a_model_and_a_task, steps=positive_int, lr=finite_positive_float, batch_size=positive_int,
           seed=non_negative_int, warmup=non_negative_int, plot_every=positive_int, rule_only=boolean,
-          progress=boolean, plot=boolean, threads=_optional_int, finite=None, public=False)
+          progress=boolean, plot=boolean, threads=_optional_int, watch=_optional_function, watch_every=positive_int,
+          finite=None, public=False)
 def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, clip=1.0, warmup=20,
-          rule_only=False, progress=True, plot=False, plot_every=25, threads=1, stop=None):
+          rule_only=False, progress=True, plot=False, plot_every=25, threads=1, stop=None, watch=None,
+          watch_every=10):
     """Train `model` in place with AdamW; return the list of training losses, one per step.
 
     task: a data task (with .batch(batch_size, rng)), a callable rng -> (tokens, targets[, mask]),
@@ -89,15 +97,17 @@ def train(model, task, steps, lr=3e-3, batch_size=32, seed=0, weight_decay=0.0, 
     threads: BLAS threads while training (None leaves numpy's setting alone).
     stop: end after this many steps (default: steps), the learning rate still following the
     `steps`-step schedule, so that a shortened run is exactly the start of the full one.
+    watch: a function watch(step, model) called after every watch_every-th step (step counts from 1),
+    to measure the model as it trains; it must not change the model.
     Hyper-parameters: AdamW (lr, weight_decay), global-norm clip, warm-up then cosine decay.
     """
     with (blas_threads(threads) if threads else contextlib.nullcontext()):
         return _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only,
-                      progress, plot, plot_every, stop)
+                      progress, plot, plot_every, stop, watch, watch_every)
 
 
 def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup, rule_only, progress, plot,
-           plot_every, stop):
+           plot_every, stop, watch, watch_every):
     rng = np.random.default_rng(seed)
     optimizer = Adam(model.params, lr=lr, weight_decay=weight_decay, clip=clip)
     history = []
@@ -122,6 +132,8 @@ def _train(model, task, steps, lr, batch_size, seed, weight_decay, clip, warmup,
             bar.set_postfix(loss=f"{loss:.3f}")
         if plotter and (step % plot_every == 0 or step == stop - 1):
             plotter.update(history)
+        if watch is not None and (step + 1) % watch_every == 0:
+            watch(step + 1, model)
     bar.close()
     if plotter:
         plotter.close()
@@ -203,6 +215,13 @@ PRESETS = {
     "blank_bidirectional": dict(task=lambda: data.BlankTask(),
                                 model=dict(d_model=32, n_heads=2, n_layers=2, causal=False),
                                 train=dict(steps=60, lr=1e-2, batch_size=32)),
+    # in-context copying (notebook 15): attention-only, one head per layer. Without the 1/sqrt(d_head)
+    # scale and with init 0.05 two layers form an induction circuit within a few hundred steps; with the
+    # scale, or init 0.02, the second layer settles on a guess by position (bench/induction.py).
+    "induction": dict(task=lambda: data.RepeatTask(seq_len=24, span=(3, 10)),
+                      model=dict(d_model=32, n_heads=1, n_layers=2, mlp=False, dtype=np.float32, init_std=0.05,
+                                 attn_scale=False),
+                      train=dict(steps=600, lr=3e-3, batch_size=32, rule_only=True)),
 }
 
 

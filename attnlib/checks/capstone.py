@@ -75,7 +75,7 @@ DIAGNOSES = {
 }
 NUDGES = {
     "op-raised": "Read the error message and the shapes of the arguments the model passed.",
-    "op-changes-loss": "The report of check 15 (or of its check cell) names the function: run that function's own "
+    "op-changes-loss": "The report of check 16 (or of its check cell) names the function: run that function's own "
                        "check in its exercise notebook.",
     "op-changes-generation": "Run the check of the function the report names, in its exercise notebook: training "
                              "never showed its mistake, because training does not call it (the cache step, the "

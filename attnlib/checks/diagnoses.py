@@ -37,6 +37,14 @@ DIAGNOSES = {
     "extra-outputs": "Your function returns more than the result: its first returned value is right, and what "
                      "follows it is not asked for.",
     "wrong-unit": "The quantity is right but in another unit (kilobytes, gigabytes or bits instead of bytes).",
+    "one-number-in-an-array": "The number is right, but it is returned inside an array; the exercise asks for one "
+                              "number.",
+    "as-a-percentage": "The values are right fractions multiplied by 100, percentages; the exercise asks for the "
+                       "fractions themselves.",
+    "rounded-result": "The values were rounded before they were returned; the exercise asks for them unrounded.",
+    "returned-none": "Your function returned None: some path through it ends without returning a value.",
+    "input-returned-unchanged": "Your function returned an argument it was given, unchanged: the change it makes "
+                                "lands on something it does not return, or is never stored.",
     "int-array": "Your result is an array of integers where the values are real numbers: an array made with an "
                  "int dtype (or from integer inputs, or by floor division) truncates every value written into it, "
                  "and cannot hold minus infinity.",
@@ -275,6 +283,13 @@ NUDGES = {
     "ids-as-floats": "Look at the dtype of the array you return.",
     "returned-booleans": "Look at the dtype of the array you return.",
     "extra-outputs": "Look at your return statement: how many things does it return?",
+    "one-number-in-an-array": "Look at what you return: a single number, not an array holding it.",
+    "as-a-percentage": "Look at the last step of your calculation: is anything multiplied after the mean?",
+    "rounded-result": "Look at the last step of your calculation: the value goes back as computed, with every digit.",
+    "returned-none": "Look at every path to the end of your function, the special cases included: each needs a "
+                     "return with a value.",
+    "input-returned-unchanged": "Look at the array you return and at the line meant to change it: is the result of "
+                                "that line stored in the array you return?",
     "wrong-unit": "Look at the last step of your calculation: is anything divided or multiplied after the bytes "
                   "are counted?",
     "computed-in-float32": "Look for float32 in your code: an astype, a dtype, or an array built from a float32 one.",

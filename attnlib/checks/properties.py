@@ -227,10 +227,39 @@ def _container(seen):
     if every(lambda g, e: isinstance(g, (tuple, list)) and len(g) > 1 and not isinstance(e, (tuple, list))
              and close(g[0], e)):
         return "extra-outputs", "the first of the values your function returns is the right result"
+    if every(lambda g, e: np.ndim(e) == 0 and (close(g, e) or isinstance(g, np.ndarray) and g.size == 1
+                                               and close(g.item(), e))) and not every(lambda g, e: close(g, e)):
+        return "one-number-in-an-array", "your function returns the right number inside an array"
+    if every(lambda g, e: is_number_array(g) and is_number_array(e) and np.shape(g) == np.shape(e)
+             and np.asarray(e).dtype.kind == "f" and close(np.asarray(g, dtype=float), 100.0 * np.asarray(e))) \
+            and not every(lambda g, e: close(g, e)):
+        return "as-a-percentage", "your results are the right fractions times 100"
+    for decimals in range(5):
+        if every(lambda g, e, d=decimals: is_number_array(g) and is_number_array(e) and np.shape(g) == np.shape(e)
+                 and np.asarray(e).dtype.kind == "f" and bool(np.all(np.asarray(g) == np.round(e, d)))) \
+                and not every(lambda g, e: close(g, e)):
+            return "rounded-result", f"your results are the right values rounded to {decimals} decimals"
     for factor, unit in UNITS.items():
         if every(lambda g, e, factor=factor: isinstance(e, (int, np.integer)) and e > 0 and is_number_array(g)
                  and np.ndim(g) == 0 and abs(float(g) - e * factor) <= 1e-9 * e * factor):
             return "wrong-unit", f"your results are the right counts in {unit}"
+    return None
+
+
+def returned_none(f, seen):
+    """A None where a value is expected: some path through the function ends without returning one."""
+    for p, o, e in seen:
+        if o.kind == "ok" and o.value is None and e is not None:
+            return "returned-none", f"on {p.describe()} your function returned None"
+    return None
+
+
+def unchanged_input(f, seen):
+    """Every wrong answer is one of the probe's own arrays, unchanged: the change went somewhere not returned."""
+    wrong = [(p, o.value) for p, o, e in seen if o.kind == "ok" and not close(o.value, e)]
+    if wrong and all(isinstance(g, np.ndarray) and any(isinstance(a, np.ndarray) and a.shape == g.shape
+                                                       and np.array_equal(a, g) for a in p.args) for p, g in wrong):
+        return "input-returned-unchanged", "your function returns an argument it was given, with no change made to it"
     return None
 
 
@@ -584,5 +613,5 @@ def returns_a_new_array(args):
     return requirement
 
 
-GENERAL = [error_finding, exact_count, shape_finding, float32_finding,
+GENERAL = [error_finding, returned_none, unchanged_input, exact_count, shape_finding, float32_finding,
            only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]

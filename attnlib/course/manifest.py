@@ -69,7 +69,10 @@ LESSONS = (
            "$K$ and $V$ grow by one row per token",
            ("kv_cache_explorer",), ("attend_step", "cache_step", "sample_next", "top_k_filter", "top_p_filter",
                                   "generate", "kv_cache_bytes", "max_cached_tokens")),
-    Lesson("15_your_own_model", "Your own model",
+    Lesson("15_induction_heads", "What two layers find",
+           "an induction head: one layer cannot copy from context, two can; found by scores, proved by ablation",
+           ("induction_explorer",), ("previous_token_score", "prefix_matching_score", "ablate_head")),
+    Lesson("16_your_own_model", "Your own model",
            "your functions inside TinyLM: it trains on the running example and generates with your cache",
            ("ops_explorer",), ("capstone",)),
 )

@@ -23,6 +23,7 @@ EXPLORERS = {
     "positions": "widgets.positions_explorer()",
     "heads-layers": "widgets.heads_layers_explorer(*widgets.random_stack_maps())",
     "kv-cache": "widgets.kv_cache_explorer()",
+    "induction": "widgets.induction_explorer(at.TinyLM(64, 8, 2, 2, 24, mlp=False), at.data.RepeatTask().tokenizer)",
     "ops": "widgets.ops_explorer(steps=10)",
 }
 SENTENCE = "a dog sat on the rug"  # a new first word: even step 1 of the KV cache changes
@@ -31,7 +32,7 @@ FOCUSABLE = ("input, select, button, textarea, [tabindex]:not([tabindex='-1'])")
 
 def keyboard_notebook(lab):
     """The notebook with every explorer, written into the run folder; its path relative to the root."""
-    cells = ["from attnlib.viewers import widgets"] + list(EXPLORERS.values())
+    cells = ["import attnlib as at\nfrom attnlib.viewers import widgets"] + list(EXPLORERS.values())
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "id": f"c{k}", "metadata": {}, "outputs": [],
                      "source": src} for k, src in enumerate(cells)],
           "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},

@@ -255,6 +255,20 @@ def positions_explorer(page, explorer):
     return f"ticked 'add positions': the {len(rows)} rows of {word!r} in O went from identical to different"
 
 
+def induction_explorer(page, explorer):
+    """Click "layer 0": the map changes from the prefix-matching head of layer 1 to the previous-token head of
+    layer 0, and the note's previous-token score rises above 0.5."""
+    def score(text, name):
+        return float(re.search(name + r" score (-?[0-9.]+)", text).group(1))
+    before = tables(explorer)
+    assert score(explorer.inner_text(), "prefix-matching") > 0.9, explorer.inner_text()[:300]
+    explorer.locator("button", has_text="layer 0").click()
+    settle(page, explorer, before)
+    text = explorer.inner_text()
+    assert score(text, "previous-token") > 0.5 and score(text, "prefix-matching") < 0.2, text[:300]
+    return f"clicked layer 0: previous-token score {score(text, 'previous-token')}"
+
+
 def ops_explorer(page, explorer):
     """Pick a generation-only broken piece from the dropdown: the explorer retrains, and its note now says the
     two loss curves are identical (it opened on a backward piece, which parts at step 1)."""
@@ -281,6 +295,7 @@ EXPLORERS = {
     "heads-layers": heads_layers_explorer,
     "kv-cache": kv_cache_explorer,
     "positions": positions_explorer,
+    "induction": induction_explorer,
     "ops": ops_explorer,
 }
 

@@ -157,19 +157,19 @@ def test_a_renumbered_lesson_takes_the_learners_copy_along(tmp_path):
     shutil.copytree(ROOT / "exercises", root / "exercises")
     workspace.sync(root)
     folder = root / "workspace" / "exercises"
-    mine = folder / "15_your_own_model.ipynb"
+    mine = folder / "16_your_own_model.ipynb"
     solved = mine.read_text().replace("raise NotImplementedError", "return 'my own line'")
     mine.unlink()
-    old = folder / "13_your_own_model.ipynb"  # the lesson's number in an older course
+    old = folder / "15_your_own_model.ipynb"  # the capstone's number before lesson 15 was inserted
     old.write_text(solved)
     record_path = root / "workspace" / ".course.json"
     record = json.loads(record_path.read_text())
-    record["exercises/13_your_own_model"] = record.pop("exercises/15_your_own_model")
+    record["exercises/15_your_own_model"] = record.pop("exercises/16_your_own_model")
     record_path.write_text(json.dumps(record))
     states = {c.stem: c.state for c in workspace.sync(root)}
     assert mine.read_text() == solved and not old.exists()
-    assert states["15_your_own_model"] == "current"  # the course file is the same: the copy is simply kept
-    assert "exercises/15_your_own_model" in json.loads(record_path.read_text())
+    assert states["16_your_own_model"] == "current"  # the course file is the same: the copy is simply kept
+    assert "exercises/16_your_own_model" in json.loads(record_path.read_text())
     stray = folder / "12_heads.ipynb"  # a renumbered copy whose new name is already taken stays apart
     stray.write_text("my older copy")
     heads = (folder / "09_heads.ipynb").read_text()

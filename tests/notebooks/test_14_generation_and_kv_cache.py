@@ -75,10 +75,10 @@ def test_14_counted_in_operations_a_cached_step_is_t_times_cheaper():
 def test_14_is_followed_by_lesson_15():
     import nbformat
     from attnlib.course import STEMS
-    assert STEMS.index("15_your_own_model") == STEMS.index("14_generation_and_kv_cache") + 1
+    assert STEMS.index("15_induction_heads") == STEMS.index("14_generation_and_kv_cache") + 1
     nb = nbformat.read(ROOT / "notebooks" / "14_generation_and_kv_cache.ipynb", as_version=4)
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert "(15_your_own_model.ipynb)" in nb.cells[-1].source and "last notebook" not in text
+    assert "(15_induction_heads.ipynb)" in nb.cells[-1].source and "last notebook" not in text
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 
+import attnlib as at
 from attnlib.viewers import viz, widgets
 from attnlib.data import essay_example
 
@@ -48,8 +49,15 @@ ALL = {
     "heads-layers": lambda: widgets.heads_layers_explorer(*widgets.random_stack_maps()),
     "kv-cache": lambda: widgets.kv_cache_explorer(),
     "positions": lambda: widgets.positions_explorer(),
+    "induction": lambda: widgets.induction_explorer(*untrained_induction_model()),
     "ops": lambda: widgets.ops_explorer(steps=10),
 }
+
+
+def untrained_induction_model():
+    """A small attention-only TinyLM over the repeat task's syllables, untrained (fast), and its tokenizer."""
+    from attnlib.data import RepeatTask
+    return at.TinyLM(64, d_model=8, n_heads=2, n_layers=2, max_len=24, mlp=False), RepeatTask().tokenizer
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -498,7 +506,7 @@ def test_attention_explorer_shows_a_given_head():
 
 
 # ----------------------------------------------------------------------------
-# ops (notebook 15): one broken piece inside TinyLM, against attnlib's own run
+# ops (notebook 16): one broken piece inside TinyLM, against attnlib's own run
 
 def plain_training(ops, steps):
     """TinyLM on the cat sentences from seed 0, trained as the explorer says it does: the loss of every step."""
@@ -562,3 +570,28 @@ def test_ops_explorer_dropdown_retrains_and_redraws():
     ex.controls["steps"].value = 20
     assert len(ex.state["losses"]) == 20 and ex.error is None
 
+
+
+# ----------------------------------------------------------------------------
+# induction (notebook 15): one head's map on a typed sequence, and its two scores counted by hand
+
+def test_induction_explorer_scores_the_chosen_head_by_hand():
+    model, tokenizer = untrained_induction_model()
+    ex = widgets.induction_explorer(model, tokenizer, sentence="ba ko ma ba ko ma ba")
+    ex.controls["layer"].value, ex.controls["head"].value = 0, 1
+    A = model.attention_maps(tokenizer.encode("ba ko ma ba ko ma ba"))[0, 1]  # (7, 7)
+    assert np.array_equal(ex.state["A"], A.astype(np.float64))
+    assert np.isclose(ex.state["previous"], np.mean([A[t, t - 1] for t in range(1, 7)]))
+    # positions 3..6 repeat; "ba" at 6 has two earlier copies (0 and 3): weights after them, at 1 and 4, add up
+    by_hand = [A[3, 1], A[4, 2], A[5, 3], A[6, 1] + A[6, 4]]
+    assert np.isclose(ex.state["prefix"], np.mean(by_hand))
+
+
+def test_induction_explorer_refuses_unknown_words_and_draws_new_repeats():
+    ex = widgets.induction_explorer(*untrained_induction_model())
+    first = ex.controls["sentence"].value
+    assert len(first.split()) == 24
+    ex.new_repeat()
+    assert ex.controls["sentence"].value != first and ex.error is None
+    ex.controls["sentence"].value = "ba dog ko"
+    assert "dog" in ex.error and ex.state["words"] != ["ba", "dog", "ko"]
