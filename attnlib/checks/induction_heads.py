@@ -11,18 +11,22 @@ from .spec import Exercise, Probe
 def previous_token_steps(A, *, c):
     """The mean of A[t, t - 1] over t = 1 .. T-1; 0.0 when T = 1."""
     T = A.shape[0]
+    if T == 1:  # as the text asks, first; a learner who forgets it meets the options below
+        return c.step("no previous position", right=lambda: 0.0, prev_token_single_row=lambda: np.nan,
+                      prev_token_single_row__error=lambda: 0.0 / 0, prev_token_single_row__one=lambda: 1.0)
     key = c("which key", right=lambda t: t - 1, prev_token_above_diagonal=lambda t: t + 1,
             prev_token_main_diagonal=lambda t: t, prev_token_two_back=lambda t: t - 2,
-            prev_token_first_position=lambda t: 0, prev_token_row_0_included__clipped=lambda t: max(t - 1, 0))
-    rows = c("which rows", right=range(1, T), prev_token_row_0_included=range(T),
-             prev_token_last_row_left_out=range(1, T - 1), prev_token_from_row_2=range(2, T),
-             prev_token_last_row_only=range(T - 1, T) if T > 1 else range(0))
-    d = np.array([A[t, key(t)] for t in rows if key(t) < T])  # t - 1 = -1 reads the last column, as numpy does
+            prev_token_first_position=lambda t: 0)
+    keyed = [(t, key(t)) for t in range(1, T) if 0 <= key(t) < T]  # (row, key) where both exist, as np.diagonal
+    cells = c("which rows", right=keyed, prev_token_row_0_included=[(t, key(t)) for t in range(T) if key(t) < T],
+              prev_token_row_0_included__clipped=[(t, max(key(t), 0)) for t in range(T) if key(t) < T],
+              prev_token_last_row_left_out=keyed[:-1], prev_token_from_row_2=keyed[1:],
+              prev_token_last_row_only=keyed[-1:])  # a key of -1 reads the last column, as numpy does
+    d = np.array([A[t, k] for t, k in cells])
     d = c.step("what is measured", right=lambda: d, prev_token_counts_rows_above_half=lambda: (d > 0.5) * 1.0,
-               prev_token_counts_argmax_rows=lambda: np.array([float(A[t].argmax() == key(t)) for t in rows]))
-    if d.size == 0:
-        return c.step("no previous position", right=lambda: 0.0, prev_token_single_row=lambda: np.nan,
-                      prev_token_single_row__error=lambda: 0.0 / len(d), prev_token_single_row__one=lambda: 1.0)
+               prev_token_counts_argmax_rows=lambda: np.array([float(A[t].argmax() == k) for t, k in cells]))
+    if d.size == 0:  # T = 2 two back, or no row left
+        return 0.0
     return c.step("average", right=lambda: float(d.mean()), prev_token_row_0_included__over_T=lambda: d.sum() / T,
                   prev_token_sum=lambda: float(d.sum()), prev_token_max=lambda: float(d.max()),
                   prev_token_min=lambda: float(d.min()), prev_token_median=lambda: float(np.median(d)),
@@ -59,13 +63,19 @@ def prefix_matching_steps(A, tokens, *, c):
                prefix_match_includes_itself__guarded=lambda t: range(min(t + 1, T - 1)),
                prefix_match_later_copies=lambda t: range(t + 1, T),
                prefix_match_later_copies__anywhere=lambda t: [j for j in range(T) if j != t],
+               prefix_match_later_copies__masked=lambda t: range(t + 1, T - 1),
+               prefix_match_later_copies__anywhere_masked=lambda t: [j for j in range(T - 1) if j != t],
                prefix_match_misses_the_copy_just_before=lambda t: range(t - 1),
                prefix_match_misses_position_0=lambda t: range(1, t))
     positions = c("which positions", right=range(T), prefix_match_last_position_left_out=range(T - 1))
-    copies = [[j for j in before(t) if tokens[j] == tokens[t]] for t in positions]  # earlier copies of each token
+    whose = c("whose copies", right=lambda t: t, prefix_match_copies_of_the_previous_token=lambda t: t - 1,
+              prefix_match_copies_never_found=lambda t: None)
+    copies = [[j for j in before(t) if whose(t) is not None and tokens[j] == tokens[whose(t)]]
+              for t in positions]  # earlier copies of each token
     copies = c.step("how many copies", right=lambda: copies,
                     prefix_match_first_copy_only=lambda: [js[:1] for js in copies],
-                    prefix_match_latest_copy_only=lambda: [js[-1:] for js in copies])
+                    prefix_match_latest_copy_only=lambda: [js[-1:] for js in copies],
+                    prefix_match_second_occurrence_only=lambda: [js if len(js) == 1 else [] for js in copies])
     shift = c("which position", right=1, prefix_match_on_the_copy=0, prefix_match_before_the_copy=-1,
               prefix_match_two_after=2)
     weight = c("which entry", right=lambda t, k: A[t, k], prefix_match_transposed=lambda t, k: A[k, t])
@@ -164,6 +174,7 @@ CHOICES = {
     "average": "Look at how the weights become one number: their mean.",
     "which copies": "Look at which positions count as an earlier copy: every one strictly before t, never t itself.",
     "which positions": "Look at which positions you go through: every one of them, the last included.",
+    "whose copies": "Look at whose earlier copies you look for: the current token's, compared by value.",
     "how many copies": "Look at a token that appeared more than once before: every earlier copy adds its weight.",
     "which position": "Look at which key you read for a copy at j: the one right after it.",
     "which entry": "Look at the order of the indices: row t is the query, the column the key.",
@@ -265,6 +276,12 @@ DIAGNOSES = {
                               "zero, or returns NaN or None, where the text asks for 0.0.",
     "prefix-match-misses-the-copy-just-before": "The search for copies stops at t - 2, missing a copy right before "
                                                 "position t (a token said twice in a row).",
+    "prefix-match-copies-of-the-previous-token": "You looked for earlier copies of the token before position t "
+                                                 "instead of the token at t.",
+    "prefix-match-copies-never-found": "Your score is 0 on every sequence: no position found an earlier copy of its "
+                                       "token, so the comparison of two token ids never held.",
+    "prefix-match-second-occurrence-only": "Only positions with exactly one earlier copy were scored; a token seen "
+                                           "two or more times before counts too.",
     "prefix-match-misses-position-0": "The search for copies starts at position 1, missing a copy at position 0.",
     "prefix-match-last-position-left-out": "The last position was left out, although it can have an earlier copy.",
     "prefix-match-max-over-copies": "Each position kept the largest weight among its earlier copies instead of adding "

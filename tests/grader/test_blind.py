@@ -22,6 +22,8 @@ are accepted by design (POLICY below).
                                         decoding filters' checks (314 mistakes, 88 right answers)
     decoding_filters.py                 top_k_filter and top_p_filter, written before their checks existed
                                         (72 mistakes, 12 right answers)
+    induction_heads.py                  previous_token_score, prefix_matching_score and ablate_head, written
+                                        before their checks existed (104 mistakes, 23 right answers)
  Each set's rates
 (caught, named, right answers passing) are printed by `python tests/grader/test_blind.py`; the rates of each set's
 first run against the grader are in tests/grader/blind/README.md.
@@ -42,17 +44,18 @@ ACCEPTABLE = [(name, m) for name, module in SETS.items() for m in module.ACCEPTA
 # Ids that say something went wrong without saying what: a learner gets no pointer from them.
 GENERIC = {None, "wrong-shape", "raised-error", "non-finite-output", "wrong-type", "wrong-dtype", "timeout",
            "not-attempted", "crashed"}
-IN_PLACE = ("in place", "in-place", "overwrit")
+IN_PLACE = ("in place", "in-place", "overwrit", "modif")
 
 # Exercises added after the sets that cover the whole course; each has a blind set of its own, written before its
 # check.
-NEWER = {"top_k_filter", "top_p_filter"}
+NEWER = {"top_k_filter", "top_p_filter", "previous_token_score", "prefix_matching_score", "ablate_head"}
 
 # A set written after the grader keeps its first run's share of specific names as its floor; the older sets 90%.
 MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises_unseen_second": 0.84,
-             "decoding_filters": 0.84, "all_exercises_third": 0.84}
+             "decoding_filters": 0.84, "all_exercises_third": 0.84, "induction_heads": 0.83}
 # First runs: 244/275 (88.7%), 344/399 (86.2%; four float32 entries are policy), 226/266 (85.0%), 266/314 (84.7%);
-# decoding_filters 30/70 on its first run, 59/70 once its misses were derived.
+# decoding_filters 30/70 on its first run, 59/70 once its misses were derived; induction_heads 46/104 specific ids on
+# its first run (42 judged correct), 86/103 once its misses were derived.
 
 # Accepted by design, so each of these must pass (and is left out of the rates). A numpy integer where the text
 # asks for a Python int is no longer one of them: it wraps around past 2**63, and the grader names it.
@@ -70,6 +73,7 @@ POLICY = {
     "returns a numpy float32, not a float, and only about 7 digits exact": FLOAT32,
     "computes in float32, so large but valid scores overflow to inf/NaN": FLOAT32,
     "computes in float32, so huge scores overflow": FLOAT32,
+    "casts the copy to float32 (Wo.astype(np.float32)), so the kept entries lose precision": FLOAT32,
     "adds an eps of 1e-9 to every exponential 'for safety', so -inf entries get a small non-zero weight instead "
     "of exactly 0": WITHIN_TOLERANCE,
     "adds 1e-6 to the denominator 'for safety', so the entries no longer sum to 1": WITHIN_TOLERANCE,

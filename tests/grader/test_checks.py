@@ -148,7 +148,7 @@ def test_catching_everything_cannot_swallow_the_time_limit():
 
 
 @pytest.mark.parametrize("garbage, diagnosis", [
-    ("a string", "wrong-type"), (None, "wrong-type"), ([[0.0]], "wrong-type"),
+    ("a string", "wrong-type"), (None, "returned-none"), ([[0.0]], "wrong-type"),
     (np.array([["x"]]), "wrong-dtype"), (np.zeros((2, 2)), "wrong-shape"),
 ])
 def test_garbage_return_values(garbage, diagnosis):

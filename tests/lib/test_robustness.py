@@ -1162,3 +1162,66 @@ def test_every_public_name_is_covered():
             called |= {f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None) for f in inner}
     missing = set(attnlib.__all__) - called
     assert not missing, f"public names without robustness cases: {sorted(missing)}"
+
+
+# ----------------------------------------------------------------------------
+# circuits (notebook 15): scores read off attention maps, and a head silenced in W_o
+
+def ref_previous_token_score(A):
+    A = F(A)
+    need_finite(A)
+    if A.ndim < 2 or A.size == 0 or A.shape[-1] != A.shape[-2]:
+        raise MustRaise("maps (..., T, T) only")
+    out = np.zeros(A.shape[:-2])
+    for idx in np.ndindex(A.shape[:-2]):
+        T = A.shape[-1]
+        out[idx] = sum(A[idx][t, t - 1] for t in range(1, T)) / (T - 1) if T > 1 else 0.0
+    return out
+
+
+def ref_prefix_matching_score(A, tokens):
+    A = F(A)
+    need_finite(A)
+    if isinstance(tokens, np.ma.MaskedArray):
+        raise MustRaise("a masked array must be refused")
+    x = np.asarray(tokens)
+    if A.ndim < 2 or A.size == 0 or A.shape[-1] != A.shape[-2]:
+        raise MustRaise("maps (..., T, T) only")
+    if x.dtype.kind not in "iu" or x.shape != (A.shape[-1],):
+        raise MustRaise("tokens (T,) ints only")
+    out = np.zeros(A.shape[:-2])
+    for idx in np.ndindex(A.shape[:-2]):
+        sums = [sum(A[idx][t, j + 1] for j in range(t) if x[j] == x[t]) for t in range(len(x)) if x[t] in x[:t]]
+        out[idx] = np.mean(sums) if sums else 0.0
+    return out
+
+
+def ref_ablate_head(Wo, head, n_heads):
+    Wo = F(Wo)
+    need_finite(Wo)
+    need_rank(Wo, 2)
+    head, n_heads = need_int(head, low=0, high=None), need_int(n_heads, high=None)
+    if Wo.shape[0] % n_heads or head >= n_heads:
+        raise MustRaise("the heads must share the rows, and head must be one of them")
+    d = Wo.shape[0] // n_heads
+    return np.array([[0.0 if head * d <= i < (head + 1) * d else v for v in row] for i, row in enumerate(Wo)])
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, T=st.integers(1, 6), n_heads=st.integers(1, 3), d_head=st.integers(1, 3))
+def test_circuits(seed, T, n_heads, d_head):
+    rng = np.random.default_rng(seed)
+    A = np.tril(rng.random((T, T)) + 0.1)
+    A /= A.sum(axis=-1, keepdims=True)  # (T, T): a causal map
+    tokens = rng.integers(0, 3, T)      # few distinct ids: repeats are likely
+    sweep("previous_token_score", attnlib.previous_token_score, {"A": A}, ref_previous_token_score,
+          {"A": "array"})
+    sweep("prefix_matching_score", attnlib.prefix_matching_score, {"A": A, "tokens": tokens},
+          ref_prefix_matching_score, {"A": "array"})
+    for vlabel, value, vkind in token_variants(tokens):
+        outcome(f"prefix_matching_score(tokens={vlabel})", attnlib.prefix_matching_score, {"A": A, "tokens": value},
+                ref_prefix_matching_score, ["tokens"], valid=vkind == "valid")
+    Wo = normal(seed, n_heads * d_head, 4)
+    sweep("ablate_head", attnlib.ablate_head, {"Wo": Wo, "head": int(rng.integers(0, n_heads)), "n_heads": n_heads},
+          ref_ablate_head, {"Wo": "array", "head": "int", "n_heads": "int"}, names_for={"Wo": ["Wo", "n_heads"]})
+    assert_clean()
