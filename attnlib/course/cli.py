@@ -4,7 +4,8 @@
                                       --strict exits with 1 unless every exercise passed
     python -m attnlib check 06        grade workspace/exercises/06_*.ipynb in a fresh kernel
     python -m attnlib hint 06         hint 1 for lesson 06's exercises (the concept); --level 2: where to look,
-                                      aimed at the mistake your copy shows; --level 3: the formula (the answer)
+                                      aimed at the mistake your copy shows; --level 3: the formula (the answer);
+                                      `hint softmax` gives one exercise's hints alone
     python -m attnlib reset 06        back up your exercise notebook 06, then start again from the course's copy
     python -m attnlib update 06       back up your copies of lesson 06, then take the course's new version
     python -m attnlib lab             JupyterLab on 127.0.0.1 with a token, opening workspace/notebooks/00
@@ -170,11 +171,12 @@ def cmd_hint(args):
     les = _lesson(args.notebook)
     if not les.exercises:
         raise SystemExit(f"lesson {les.stem} has no exercises")
+    names = [args.notebook] if args.notebook in les.exercises else les.exercises  # one exercise, or the lesson's
     found = {}
     if args.level >= 2:
         root = course_root(args.root)
         found = {r["name"]: r for r in grade(root, [les.stem]).get(les.stem, [])}
-    for name in les.exercises:
+    for name in names:
         h1, h2, h3 = hints(name)
         print(f"{name}\n  hint 1: {h1}")
         if args.level >= 2:
@@ -192,7 +194,8 @@ def cmd_hint(args):
             print(f"  hint 3, the formula (this is the answer): {h3}")
         print()
     if args.level < 3:
-        print(f"More: {_command(args, 'hint', les.number, '--level', str(args.level + 1))}")
+        key = args.notebook if names != les.exercises else les.number
+        print(f"More: {_command(args, 'hint', key, '--level', str(args.level + 1))}")
     return 0
 
 
@@ -258,7 +261,8 @@ def main(argv=None):
                              ("reset", cmd_reset, "start one exercise notebook again (after a backup)"),
                              ("update", cmd_update, "take the course's new version of a lesson (after a backup)")):
         p = sub.add_parser(name, help=text)
-        p.add_argument("notebook", help="the lesson number, e.g. 06")
+        p.add_argument("notebook", help="the lesson number, e.g. 06" + (
+            "; or one exercise's name, e.g. softmax, for its hints alone" if name == "hint" else ""))
         if name == "hint":
             p.add_argument("--level", type=int, choices=(1, 2, 3), default=1,
                            help="1 the concept, 2 where to look for your mistake, 3 the answer")
