@@ -18,7 +18,7 @@ def previous_token_steps(A, *, c):
             prev_token_main_diagonal=lambda t: t, prev_token_two_back=lambda t: t - 2,
             prev_token_first_position=lambda t: 0)
     keyed = [(t, key(t)) for t in range(1, T) if 0 <= key(t) < T]  # (row, key) where both exist, as np.diagonal
-    cells = c("which rows", right=keyed, prev_token_row_0_included=[(t, key(t)) for t in range(T) if key(t) < T],
+    cells = c("rows averaged", right=keyed, prev_token_row_0_included=[(t, key(t)) for t in range(T) if key(t) < T],
               prev_token_row_0_included__clipped=[(t, max(key(t), 0)) for t in range(T) if key(t) < T],
               prev_token_last_row_left_out=keyed[:-1], prev_token_from_row_2=keyed[1:],
               prev_token_last_row_only=keyed[-1:])  # a key of -1 reads the last column, as numpy does
@@ -170,7 +170,7 @@ CHOICES = {
     "what is measured": "Look at what you average: the weights themselves, not a count of rows.",
     "no previous position": "Look at a map with one row: there is nothing to average, and the text says what to "
                             "return then.",
-    "which rows": "Look at which rows you average over: only those with a position before them.",
+    "rows averaged": "Look at which rows you average over: only those with a position before them.",
     "average": "Look at how the weights become one number: their mean.",
     "which copies": "Look at which positions count as an earlier copy: every one strictly before t, never t itself.",
     "which positions": "Look at which positions you go through: every one of them, the last included.",
@@ -316,6 +316,7 @@ DIAGNOSES = {
                        "something.",
     "ablate-rows-deleted": "The head's rows were deleted, so W_o lost rows; they must stay, as zeros.",
     "ablate-columns": "The head's block of columns was zeroed; the heads meet W_o through its rows.",
-    "ablate-every-other-head": "Every head except the chosen one was zeroed: that keeps the head and silences the rest.",
+    "ablate-every-other-head": "Every head except the chosen one was zeroed: that keeps the head and silences the "
+                               "rest.",
     "ablate-returns-the-head-rows": "You returned only the head's block of rows, not the whole of W_o with it zeroed.",
 }

@@ -104,7 +104,7 @@ def test_hint_for_one_exercise_shows_that_exercise_alone(course, tmp_path):
     assert three.returncode == 0 and hints("learned_scores")[2] in three.stdout
     assert "\nsimilarity\n" not in three.stdout and hints("similarity")[2] not in three.stdout
     one = cli("hint", "learned_scores", root=course, env_home=tmp_path)
-    assert "More: python -m attnlib hint learned_scores --level 2" in one.stdout
+    assert "hint learned_scores --level 2" in one.stdout
 
 
 def test_hint_2_says_so_when_no_specific_mistake_was_named(course, tmp_path):

@@ -48,7 +48,8 @@ def induction_explorer(model, tokenizer, sentence=None, seed=0):
     controls = {"sentence": ipw.Text(value=sentence, description="words", continuous_update=False,
                                      layout=ipw.Layout(width="640px")),
                 "layer": ipw.ToggleButtons(options=[(f"layer {l}", l) for l in range(model.n_layers)],
-                                           value=model.n_layers - 1, description="layer", style={"button_width": "70px"}),
+                                           value=model.n_layers - 1, description="layer",
+                                           style={"button_width": "70px"}),
                 "head": ipw.ToggleButtons(options=[(f"head {h}", h) for h in range(model.n_heads)], value=0,
                                           description="head", style={"button_width": "70px"})}
     draw = ipw.Button(description="new repeated sequence", tooltip="draw a random sequence with a repeat at its end")

@@ -123,8 +123,8 @@ def ablate_from_one(Wo, head, n_heads):
 
 
 WRONG = {
-    "previous_token_score": [("prev-token-main-diagonal", prev_own_diagonal), ("prev-token-row-0-included", prev_over_T),
-                             ("prev-token-single-row", prev_nan)],
+    "previous_token_score": [("prev-token-main-diagonal", prev_own_diagonal),
+                             ("prev-token-row-0-included", prev_over_T), ("prev-token-single-row", prev_nan)],
     "prefix_matching_score": [("prefix-match-on-the-copy", prefix_on_copy),
                               ("prefix-match-latest-copy-only", prefix_latest),
                               ("prefix-match-mean-over-all-positions", prefix_all_positions)],
