@@ -279,7 +279,7 @@ SYLLABLES = tuple(c + v for c in "bdfghklmnprstvz" + "j" for v in "aeio")  # 64 
 
 
 class RepeatTask:
-    """Random distinct syllables, then a stretch of them said again: "ko ma ri [..] fe du ko ma ri fe du".
+    """Random syllables, then a stretch of them said again: "ko ma ri [..] fe do ko ma ri fe do".
 
     Every row has seq_len + 1 distinct syllables drawn fresh (nothing can be memorised): a random
     prefix, a stretch of L words (L drawn from span for each row) and, at the end, the same stretch

@@ -171,7 +171,7 @@ CHOICES = {
     "no previous position": "Look at a map with one row: there is nothing to average, and the text says what to "
                             "return then.",
     "rows averaged": "Look at which rows you average over: only those with a position before them.",
-    "average": "Look at how the weights become one number: their mean.",
+    "average": "Look at how the weights become one number: their mean over the rows that have a previous position.",
     "which copies": "Look at which positions count as an earlier copy: every one strictly before t, never t itself.",
     "which positions": "Look at which positions you go through: every one of them, the last included.",
     "whose copies": "Look at whose earlier copies you look for: the current token's, compared by value.",
@@ -182,7 +182,8 @@ CHOICES = {
     "one position's share": "Look at what one position contributes: the total over its earlier copies.",
     "head width": "Look at how many rows one head owns: the rows of W_o shared equally by the heads.",
     "which head": "Look at how the heads are counted: the first head is head 0.",
-    "which rows": "Look at where the head's block of rows starts and stops: the stop is not included.",
+    "which rows": "Look at which rows belong to the head: one block of d_head rows in a row, starting head blocks "
+                  "down, its stop not included.",
     "axis": "Look at which axis of W_o belongs to the heads: the concatenated outputs meet its rows.",
     "what is zeroed": "Look at which rows become 0: only the chosen head's, every other entry unchanged.",
     "what replaces it": "Look at what the head's rows become: zeros, so that the head adds nothing.",
@@ -240,7 +241,7 @@ DIAGNOSES = {
                                 "just before it.",
     "prev-token-two-back": "You read the weights two positions back instead of one.",
     "prev-token-single-row": "With a single row there is no previous position: your function divides by zero, or "
-                             "returns NaN, None or 1, where the text asks for 0.0.",
+                             "returns NaN or 1, where the text asks for 0.0.",
     "prev-token-first-position": "You read each row's weight on the first position, A[t, 0], instead of on the "
                                  "position just before it.",
     "prev-token-last-row-left-out": "The last row was left out of the mean: the rows run from 1 to T - 1 inclusive.",

@@ -193,6 +193,8 @@ class Report:
             return "".join(matrix_html(f"output {i}", e) for i, e in enumerate(exp) if isinstance(e, np.ndarray))
         if isinstance(exp, np.ndarray):
             return matrix_html("expected", exp, self.rows, self.cols)
+        if isinstance(exp, (float, np.floating)):
+            exp = float(exp)  # 0.35, not np.float64(0.35)
         return "" if exp is None else f"<pre>{html.escape(repr(exp))}</pre>"
 
 
@@ -274,6 +276,8 @@ def _value_problems(got, e):
         where = [tuple(int(i) for i in ix) for ix in np.argwhere(bad)[:4]]
         found.append(f"{int(bad.sum())} NaN/inf entries in your result where the expected values differ, "
                      f"first at {', '.join(map(str, where))}")
+    if not found and got.ndim == 0:  # one number: say both, there is no grid to look at
+        found.append(f"got {_fmt(got)}, expected {_fmt(e)}")
     if not found:
         found.append(VALUES_DIFFER)
     return found

@@ -208,8 +208,8 @@ def _no_nudge(result, number):
     if status == "failed":
         found = f"the check only says {diagnosis}" if diagnosis else "some values differ from the expected ones"
         return (f"your copy fails this check, but no specific mistake was named ({found}), so this is the "
-                "exercise's general hint; read the problems listed in the check cell's report, and compare "
-                "your values with the expected ones, which level 3 shows with the formula")
+                "exercise's general hint; read the problems listed in the check cell's report (they compare "
+                "your values with the expected ones), then level 3 gives the formula")
     return f"your copy of lesson {number}'s exercises could not be graded, so this is the exercise's general hint"
 
 

@@ -112,7 +112,7 @@ def test_hint_2_says_so_when_no_specific_mistake_was_named(course, tmp_path):
     solve(course, "05_learned_mixing", "    return np.zeros((len(Q), len(K)))  # a learner's placeholder")
     two = cli("hint", "05", "--level", "2", root=course, env_home=tmp_path)
     assert "your copy fails this check, but no specific mistake was named" in two.stdout, two.stdout
-    assert "compare your values with the expected ones, which level 3 shows" in two.stdout
+    assert "they compare your values with the expected ones), then level 3 gives the formula" in two.stdout
     assert hints("similarity")[1] in two.stdout and "attnlib check" not in two.stdout
 
 

@@ -27,11 +27,13 @@ def render_induction(s):
     seen = {}
     right = []
     for t, w in enumerate(words):  # where a word was seen before, the word after that copy is the induction guess
-        if w in seen and t + 1 < len(words):
+        if w in seen:
             right.append(s["guesses"][t] == words[seen[w] + 1])
         seen[w] = t
-    copies = (f"; at the {len(right)} repeated words with a next word, the model's guess is the word that followed the "
-              f"earlier copy {sum(right)} times") if right else "; no word is repeated, so there is nothing to copy"
+    copies = "; no word is repeated, so there is nothing to copy"
+    if right:
+        copies = (f"; at the {len(right)} repeated words, the model's guess for the next word is the word that "
+                  f"followed the latest earlier copy {sum(right)} times")
     note = (f"previous-token score {_num(s['previous'])} (the mean weight one position back), prefix-matching score "
             f"{_num(s['prefix'])} (the mean weight right after an earlier copy of the current word){copies}.")
     return {"A": table, "note": _text(note)}
