@@ -83,9 +83,10 @@ def plain_norm(X, g, b):
     return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
 
 
-def plain_forward(p, ids, n_layers, n_heads, causal=True):
+def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True):
     """A TinyLM forward pass on one sequence, written out in plain numpy from the block's equations (no attnlib):
-    an independent reading of a trained model. Returns logits (n, vocab) and maps (n_layers, n_heads, n, n)."""
+    an independent reading of a trained model. Returns logits (n, vocab) and maps (n_layers, n_heads, n, n).
+    scale=False leaves out 1/sqrt(d_head); mlp=False is an attention-only block (no second norm, no MLP)."""
     norm = plain_norm
 
     def gelu(X):
@@ -101,12 +102,13 @@ def plain_forward(p, ids, n_layers, n_heads, causal=True):
         outs, layer = [], []
         for h in range(n_heads):
             cols = slice(h * d, (h + 1) * d)
-            S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / np.sqrt(d)  # (n, n)
+            S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / (np.sqrt(d) if scale else 1.0)  # (n, n)
             if causal:
                 S[np.triu_indices(n, k=1)] = -np.inf
             layer.append(softmax_rows(S))
             outs.append(layer[-1] @ (H @ b["Wv"][:, cols]))  # (n, d_head)
         X = X + np.concatenate(outs, axis=1) @ b["Wo"]
-        X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
+        if mlp:
+            X = X + gelu(norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
         maps.append(layer)
     return norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"], np.array(maps)
