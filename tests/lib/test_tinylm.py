@@ -116,6 +116,11 @@ def test_attention_maps_are_each_heads_softmax():
     for h in range(4):
         cols = slice(4 * h, 4 * h + 4)
         np.testing.assert_allclose(maps[0, h], attention_weights(Q[:, cols], K[:, cols]), atol=1e-12)
+    other = rng(5).integers(0, 11, 6)  # a batch gives each row's maps, as one sequence at a time does
+    batch = model.attention_maps(np.stack([tokens, other]))
+    assert batch.shape == (2, 2, 4, 6, 6)
+    np.testing.assert_allclose(batch[0], maps, atol=1e-12)
+    np.testing.assert_allclose(batch[1], model.attention_maps(other), atol=1e-12)
 
 
 def test_cached_and_uncached_generation_agree():
@@ -179,7 +184,7 @@ def test_inputs_are_not_mutated():
     (lambda m: m.generate(np.array([[1, 2]]), 3), ["prompt", "(1, 2)"]),
     (lambda m: m.generate(np.array([1, 2]), -1), ["n_new"]),
     (lambda m: m.generate(np.array([1, 2]), 3, temperature=-1), ["temperature"]),
-    (lambda m: m.attention_maps(np.zeros((2, 3), dtype=int)), ["tokens", "(2, 3)"]),
+    (lambda m: m.attention_maps(np.zeros((2, 2, 3), dtype=int)), ["tokens", "(2, 2, 3)"]),
 ])
 def test_bad_input_names_the_argument(call, words):
     with pytest.raises(ValueError) as info:
