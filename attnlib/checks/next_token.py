@@ -9,10 +9,9 @@ references.
 import numpy as np
 
 import attnlib as at
-from .mask_and_softmax import scale_steps, softmax, weights, weights_steps
+from .mask_and_softmax import scale_steps, softmax, weights_steps
 from .probes import features, rand
-from .properties import _float, intermediates, large_offset, precision, shift_invariance
-from .runner import close
+from .properties import intermediates, large_offset, precision, shift_invariance
 from .spec import Exercise, Probe
 
 
@@ -48,53 +47,43 @@ def _sm_bwd_probe(seed, shape, masked=False, shift=0.0):
 
 # cross_entropy(logits, targets) ----------------------------------------------------------------------------------
 
-def _log_probs(logits):
-    """Stable log softmax of each row."""
-    Z = logits - logits.max(axis=1, keepdims=True)
-    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
-
-
-def _picked(logits, targets):
-    """-log p[target] of each row (n,), computed stably."""
-    return -_log_probs(logits)[np.arange(len(targets)), targets]
-
-
-def _one_hot(targets, vocab):
-    return np.eye(vocab)[targets]
-
-
-def _ce_grad(logits, targets):
-    """softmax - one_hot, not yet divided by n."""
-    return softmax(logits) - _one_hot(targets, logits.shape[1])
-
-
 def cross_entropy_steps(logits, targets, *, c):
     """(mean_i -log softmax(logits)[i, targets[i]], (softmax - one_hot) / n)."""
     Z = np.asarray(logits, dtype=float)
     n, vocab = Z.shape
-    top = c("logits max", right=Z.max(axis=1, keepdims=True), softmax_no_max_subtraction=0.0)
+    axis = c("probability axis", right=1, cross_entropy_wrong_axis=0)
+    top = c("logits max", right=Z.max(axis=axis, keepdims=True), softmax_no_max_subtraction=0.0)
     E = np.exp(Z - top)
-    total = E.sum(axis=1, keepdims=True)
+    total = E.sum(axis=axis, keepdims=True)
     P = E / total
-    log_p = c.step("log probability", right=lambda: Z - top - np.log(total),
-                   cross_entropy_log_underflow=lambda: np.log(P))
+    with np.errstate(all="ignore"):
+        naive = Z - np.log(np.exp(Z).sum(axis=axis, keepdims=True))  # log-sum-exp without the max: overflows
+        log_p, P = c("log probability", right=(Z - top - np.log(total), P), cross_entropy_log_underflow=(np.log(P), P),
+                     cross_entropy_max_not_added_back=(Z - np.log(total), P),
+                     softmax_no_max_subtraction__loss=(naive, P),
+                     softmax_no_max_subtraction__log_space=(naive, np.exp(naive)))
     picked = c.step("picked", right=lambda: -log_p[np.arange(n), targets],
                     cross_entropy_target_columns=lambda: -log_p[:, targets])
     reduce, divisor = c("loss reduction", right=(np.mean, n), cross_entropy_not_averaged=(np.sum, 1),
-                        cross_entropy_loss_summed=(np.sum, n), cross_entropy_loss_per_row=(lambda v: v, n))
+                        cross_entropy_loss_summed=(np.sum, n), cross_entropy_loss_per_row=(lambda v: v, n),
+                        cross_entropy_averaged_over_entries=(lambda v: np.sum(v) / (n * vocab), n))
+    every_target = np.zeros_like(P)
+    every_target[:, targets] = 1.0  # the 1 in every row at every row's target column
     target = c.step("gradient target", right=lambda: np.eye(vocab)[targets],
-                    cross_entropy_one_hot_missing=lambda: np.zeros_like(P))
+                    cross_entropy_one_hot_missing=lambda: np.zeros_like(P),
+                    cross_entropy_gradient_target_columns=lambda: every_target)
     divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
                 cross_entropy_gradient_divided_twice=divisor * n)
     picked = c("loss sign", right=picked, cross_entropy_loss_sign=-picked)
-    return reduce(picked), c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
+    loss = reduce(picked) * c("loss unit", right=1.0, cross_entropy_in_bits=1 / np.log(2))
+    return loss, c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
 
 
-def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
-    """Random logits; targets given, or (targets=None) the least likely word of each row, whose probability
-    underflows to 0 when the logits are huge."""
+def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64, pick=np.argmin):
+    """Random logits; targets given, or (targets=None) each row's `pick`: with huge logits, the least likely word's
+    probability underflows to 0 and the most likely word's exponential overflows unless the max is subtracted."""
     logits = rand(seed, n, vocab, scale=scale)
-    targets = logits.argmin(axis=1) if targets is None else np.array(targets)
+    targets = pick(logits, axis=1) if targets is None else np.array(targets)
     return Probe((logits.astype(dtype), targets), names=("logits", "targets"),
                  cols=features(vocab, "w"))
 
@@ -104,8 +93,10 @@ def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64):
 def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
     """The forward pass's weights again, then back through O = A V, the softmax and S = Q Kᵀ s."""
     A = weights_steps(Q, K, causal, scale, c=c)
-    s = scale_steps(Q.shape[-1], c) if c("scale switch", right=scale, scale_ignored=True) else 1.0
-    s = c("backward scale", right=s, attention_backward_scale_dropped=1.0, attention_backward_scale_twice=s * s)
+    full = scale_steps(Q.shape[-1], c)
+    s = full if c("scale switch", right=scale, scale_ignored=True) else 1.0
+    s = c("backward scale", right=s, attention_backward_scale_dropped=1.0, attention_backward_scale_twice=s * s,
+          scale_ignored__backward=full)
     dA = c.step("upstream of A", right=lambda: dO @ V.T, attention_backward_transpose_missing=lambda: V @ dO.T)
     dS = softmax_backward_steps(A, dA, c=c) * s
     dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
@@ -174,10 +165,12 @@ EXERCISES = [
         name="cross_entropy",
         reference=at.cross_entropy,
         probes=[_ce_probe(520, 4, 6, [1, 0, 5, 1]), _ce_probe(522, 3, 5, [4, 4, 2], scale=1.0),
-                _ce_probe(524, 5, 7, [0, 6, 3, 3, 2], dtype=np.float32), _ce_probe(526, 3, 6, scale=1e4)],
+                _ce_probe(524, 5, 7, [0, 6, 3, 3, 2], dtype=np.float32), _ce_probe(526, 3, 6, scale=1e4),
+                _ce_probe(528, 3, 6, scale=1e4, pick=np.argmax)],
         pipeline=cross_entropy_steps,
         verified="the mean of -log softmax(logits)[target] and its gradient (softmax - one_hot) / n, with a repeated "
-                 "target, float32 logits and logits around 10,000 whose targets have probability 0.0 in floats",
+                 "target, float32 logits, and logits around 10,000 (with targets of probability 0.0 in floats, and "
+                 "with the most likely ones)",
         hint1="Each row is scored by how surprised the model is by the right word: minus the log of the probability "
               "its softmax gives the target. The loss averages that over the n rows. Its gradient with respect to a "
               "row of logits is the row's probabilities minus the one-hot target, shared out over the rows.",
@@ -248,132 +241,6 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
-def _nonfinite_parts(seen):
-    """For every probe where the learner returned a tuple of the right length: the indices of its parts that are
-    NaN/inf where the expected part is finite. None unless some probe also passed (so the code runs at all)."""
-    found, passed = [], False
-    for _p, o, e in seen:
-        if o.kind != "ok" or not isinstance(e, tuple) or not isinstance(o.value, (tuple, list)) or \
-                len(o.value) != len(e):
-            continue
-        passed = passed or close(o.value, e)
-        parts = [_float(g) for g in o.value]
-        bad = [k for k, (g, x) in enumerate(zip(parts, e)) if g is not None and not np.isfinite(g).all()
-               and np.isfinite(np.asarray(x, dtype=float)).all()]
-        if bad:
-            found.append(bad)
-    return found if found and passed else None
-
-
-def _unstable_loss(f, seen):
-    """cross_entropy: an infinite loss with a finite gradient is log(0); NaN/inf in the gradient is exp overflow."""
-    found = _nonfinite_parts(seen)
-    if not found:
-        return None
-    if all(bad == [0] for bad in found):
-        return "cross-entropy-log-underflow", "your loss is infinite on the probe with huge logits"
-    return "softmax-no-max-subtraction", "your gradient holds NaN or inf on the probe with huge logits"
-
-
-def _ce_loss_variants(logits, targets):
-    """What a wrong loss part may be, by name: each is the right loss with one step done differently."""
-    Z = np.asarray(logits, dtype=float)
-    n, vocab = Z.shape
-    picked = _picked(Z, targets)  # (n,)
-    return {"cross-entropy-not-averaged": picked.sum(), "cross-entropy-in-bits": picked.mean() / np.log(2),
-            "cross-entropy-averaged-over-entries": picked.sum() / (n * vocab),
-            "cross-entropy-max-not-added-back": picked.mean() - Z.max(axis=1).mean(),
-            "cross-entropy-wrong-axis": -_log_probs(Z.T).T[np.arange(n), targets].mean(),
-            "cross-entropy-target-columns": -_log_probs(Z)[:, targets].mean()}
-
-
-def _ce_gradient_variants(logits, targets):
-    """What a wrong dlogits part may be, by name."""
-    Z = np.asarray(logits, dtype=float)
-    n, vocab = Z.shape
-    G = _ce_grad(Z, targets)  # softmax - one_hot, (n, vocab)
-    every_target = np.zeros_like(Z)
-    every_target[:, targets] = 1.0  # the 1 in the target column of every row, for every row's target
-    return {"cross-entropy-gradient-not-averaged": G, "cross-entropy-gradient-divided-twice": G / n ** 2,
-            "cross-entropy-gradient-sign": -G / n, "cross-entropy-one-hot-missing": softmax(Z) / n,
-            "cross-entropy-wrong-axis": (softmax(Z.T).T - _one_hot(targets, vocab)) / n,
-            "cross-entropy-gradient-target-columns": (softmax(Z) - every_target) / n}
-
-
-def _cross_entropy_parts(f, seen):
-    """cross_entropy: judge the loss and dlogits apart. Each wrong part must equal one of its named variants on
-    every failing probe; a wrong part that matches none means no finding."""
-    verdicts, parts = None, set()
-    for p, o, e in seen:
-        if o.kind != "ok" or not isinstance(o.value, (tuple, list)) or len(o.value) != 2 or close(o.value, e):
-            continue
-        logits, targets = p.args
-        names = set()
-        for part, got, want, variants in (("loss", o.value[0], e[0], _ce_loss_variants),
-                                          ("gradient", o.value[1], e[1], _ce_gradient_variants)):
-            if not close(got, want):
-                parts.add(part)
-                names |= {k for k, v in variants(logits, targets).items() if close(got, v)} or {"unknown"}
-        verdicts = names if verdicts is None else verdicts & names
-    if not verdicts or "unknown" in verdicts:
-        return None
-    wrong = " and ".join(sorted(parts))
-    return sorted(verdicts)[0], (f"your {wrong} {'equal' if len(parts) > 1 else 'equals'} the right "
-                                 f"{'ones' if len(parts) > 1 else 'one'} computed with this change, on every probe "
-                                 "it fails")
-
-
-def _unstable_gradients(f, seen):
-    if _nonfinite_parts(seen):
-        return "softmax-no-max-subtraction", "your gradients hold NaN or inf on the probe with huge scores"
-    return None
-
-
-def _scaled_score_gradients(f, seen):
-    """attention_backward: dV right, while dQ and dK are each the right one times a factor: the root of d (the scale
-    was dropped), one over it (applied twice) or minus one (the softmax backward's sign). One verdict for all
-    failing probes, or None."""
-    factors = {}
-    for p, o, e in seen:
-        if o.kind != "ok" or not isinstance(o.value, (tuple, list)) or len(o.value) != 3 or close(o.value, e):
-            continue
-        parts = [_float(g) for g in o.value]
-        if any(g is None or g.shape != x.shape for g, x in zip(parts, e)) or not close(parts[2], e[2]):
-            return None
-        root = np.sqrt(p.args[0].shape[1])
-        fit = []
-        for g, x in zip(parts[:2], e[:2]):
-            c = next((c for c in (1.0, root, 1.0 / root, -1.0) if close(g, c * x)), None)
-            if c is None:
-                return None
-            fit.append("1" if c == 1.0 else "root" if c == root else "inverse" if c == 1.0 / root else "minus")
-        factors[tuple(fit)] = factors.get(tuple(fit), set()) | {p.kwargs.get("scale", True)}
-    kinds = {k for fit in factors for k in fit} - {"1"}
-    flags = set().union(*factors.values()) if factors else set()  # the scale flags of the probes that failed
-    if kinds == {"root"}:
-        return "attention-backward-scale-dropped", "dV is right, but the root of d is too much in dQ or dK"
-    if kinds == {"inverse"} and flags == {False}:  # scaled only where no scale was asked: the flag, not a 2nd scale
-        return "scale-ignored", "dV is right, but with scale=False dQ and dK are still divided by the root of d"
-    if kinds == {"inverse"} and flags == {True}:
-        return "attention-backward-scale-twice", "dV is right, but dQ or dK is one over the root of d too small"
-    if kinds == {"minus"} and all(fit == ("minus", "minus") for fit in factors):
-        return "softmax-backward-sign", "dV is right, but dQ and dK have the opposite sign"
-    return None
-
-
-def _unmasked_values_gradient(f, seen):
-    """attention_backward with causal=True: dV computed from weights that were never masked."""
-    for p, o, e in seen:
-        if o.kind != "ok" or not p.kwargs.get("causal", True) or not isinstance(o.value, (tuple, list)) or \
-                len(o.value) != 3 or close(o.value, e):
-            continue
-        Q, K, V, dO = p.args
-        A = weights(Q, K, False, p.kwargs.get("scale", True))
-        if close(_float(o.value[2]), A.T @ dO) and not close(A.T @ dO, e[2]):
-            return "attention-backward-mask-ignored", "your dV is what the weights give without the causal mask"
-    return None
-
-
 def _logit_intermediates(H, W_vocab):
     rows = [("wrong-row", H[k] @ W_vocab) for k in range(1, len(H) - 1)]
     return rows + [("mean-of-rows", H.sum(axis=0) @ W_vocab)]
@@ -391,8 +258,6 @@ def _offset_rows(dA):
 
 FINDINGS = {
     "next_token_logits": [intermediates(_logit_intermediates)],
-    "cross_entropy": [_unstable_loss, _cross_entropy_parts],
-    "attention_backward": [_unstable_gradients, _scaled_score_gradients, _unmasked_values_gradient],
     "softmax_backward": [
         precision(large_offset(1)),
         intermediates(_backward_intermediates),
@@ -411,6 +276,8 @@ CHOICES = {
     "log probability": "Look at the number you take the log of: for huge logits a probability rounds to 0.",
     "picked": "Print the shape of what you average: one log-probability per row, at its own target.",
     "loss reduction": "Look at how the rows' losses become one number: their mean.",
+    "probability axis": "Look at the axis of your softmax: each row's probabilities run over the vocabulary.",
+    "loss unit": "Look at the logarithm you take: the natural one, so the loss is in nats.",
     "gradient target": "Add up one row of your gradient: it should come to zero.",
     "gradient average": "Count the divisions by n on the way to your gradient: the loss's mean brings one.",
     "gradient sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
