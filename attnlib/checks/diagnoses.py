@@ -161,7 +161,6 @@ DIAGNOSES = {
                                        "line up with each row.",
     "softmax-backward-missing-a-factor": "The outer factor A is missing: the difference between dA and its weighted "
                                          "row sum was not multiplied by A.",
-    "softmax-backward-sign": "The sign is flipped: you subtracted dA from the weighted row sum.",
     # cross-attention and the cache
     "kv-from-wrong-sequence": "The keys, the values or both came from X; in cross-attention they come from the other "
                               "sequence, Z.",
@@ -309,7 +308,6 @@ NUDGES = {
     "grader-modified": "Look for a line that assigns to a numpy, attnlib or grader name (or to check), or that "
                        "changes the profiler; remove it, then restart the kernel.",
     "softmax-backward-diagonal-only": "Look for the term that couples the entries of a row.",
-    "softmax-backward-sign": "Look at the sign of each term.",
     "future-leak": "Look at the boundary of your mask or loop: the diagonal offset of the triangle, or an extra one "
                    "in a range.",
     "keepdims-missing": "Look at the shape of each per-row quantity (a sum, a mean, a max, an array of counts): "

@@ -67,11 +67,9 @@ def cross_entropy_steps(logits, targets, *, c):
     reduce, divisor = c("loss reduction", right=(np.mean, n), cross_entropy_not_averaged=(np.sum, 1),
                         cross_entropy_loss_summed=(np.sum, n), cross_entropy_loss_per_row=(lambda v: v, n),
                         cross_entropy_averaged_over_entries=(lambda v: np.sum(v) / (n * vocab), n))
-    every_target = np.zeros_like(P)
-    every_target[:, targets] = 1.0  # the 1 in every row at every row's target column
     target = c.step("gradient target", right=lambda: np.eye(vocab)[targets],
-                    cross_entropy_one_hot_missing=lambda: np.zeros_like(P),
-                    cross_entropy_gradient_target_columns=lambda: every_target)
+                    cross_entropy_one_hot_missing=lambda: np.zeros_like(P),  # below: 1 at every target column
+                    cross_entropy_gradient_target_columns=lambda: np.ones_like(P) * np.isin(np.arange(vocab), targets))
     divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
                 cross_entropy_gradient_divided_twice=divisor * n)
     picked = c("loss sign", right=picked, cross_entropy_loss_sign=-picked)
@@ -273,12 +271,15 @@ CHOICES = {
     "loss sign": "Look at the sign of your loss: -log p of the target is positive.",
     "raw scores": "Look at what you return: raw scores, one per word, with no softmax.",
     "logits max": "Look at what you subtract before the exponential: each row's largest logit.",
-    "log probability": "Look at the number you take the log of: for huge logits a probability rounds to 0.",
+    "log probability": "Follow one row's log-sum-exp with huge logits: what you take the log of must neither round "
+                       "to 0 nor overflow, and the maximum you took out must come back.",
     "picked": "Print the shape of what you average: one log-probability per row, at its own target.",
-    "loss reduction": "Look at how the rows' losses become one number: their mean.",
-    "probability axis": "Look at the axis of your softmax: each row's probabilities run over the vocabulary.",
-    "loss unit": "Look at the logarithm you take: the natural one, so the loss is in nats.",
-    "gradient target": "Add up one row of your gradient: it should come to zero.",
+    "loss reduction": "Look at how the rows' losses become one number: their mean over the n rows.",
+    "probability axis": "Look at the axis of every sum and max in your softmax: a row's probabilities run over the "
+                        "vocabulary.",
+    "loss unit": "Look at the base of your logarithm.",
+    "gradient target": "Add up one row of your gradient: it should come to zero, with the one-hot target subtracted "
+                       "at one entry per row.",
     "gradient average": "Count the divisions by n on the way to your gradient: the loss's mean brings one.",
     "gradient sign": "Look at the sign of the target's entry in a gradient row: it should be negative.",
     "softmax backward factor": "Look at what multiplies each entry of dS: the softmax's own output A.",
@@ -319,8 +320,7 @@ DIAGNOSES = {
     "cross-entropy-gradient-sign": "The gradient has the wrong sign: a step against it lowers the target's logit and "
                                    "raises the others.",
     "cross-entropy-log-underflow": "For huge logits your loss is infinite while your gradient is finite: the loss "
-                                   "takes the log of a number that underflowed to 0 (the target's probability) or "
-                                   "overflowed to inf (a sum of exponentials without the row maximum taken out).",
+                                   "takes the log of the target's probability, which underflowed to 0.",
     "cross-entropy-gradient-target-columns": "The gradient subtracted the one in every target column of every "
                                              "row, instead of in one entry per row: row i's own target.",
     "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of one "
@@ -355,8 +355,6 @@ DIAGNOSES = {
                                         "dK one row per key; the gradient of the scores reaches Q through K and "
                                         "reaches K through Q.",
     "attention-backward-transpose-missing": "A transpose is missing in one of the backward products.",
-    "attention-backward-mask-ignored": "The backward pass recomputed A without the causal mask, so gradient flows "
-                                       "through scores the forward pass hid.",
     "layer-norm-backward-no-correction": "dX treats the row mean and the row standard deviation as constants: it is "
                                          "the upstream gradient times g divided by the standard deviation, and "
                                          "nothing more. Both statistics depend on every entry of the row, which "
@@ -376,13 +374,6 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "cross-entropy-gradient-target-columns": "Look at the index where your gradient subtracts the one-hot target: "
-                                             "one entry per row.",
-    "cross-entropy-in-bits": "Look at the base of your logarithm.",
-    "cross-entropy-averaged-over-entries": "Look at how many numbers your mean is taken over: n, or n times vocab?",
-    "cross-entropy-max-not-added-back": "Follow one row's maximum through your log-sum-exp: where does it come back?",
-    "cross-entropy-wrong-axis": "Look at the axis of every sum and max in your softmax.",
-    "attention-backward-mask-ignored": "Look at how you recompute A: does it use the causal flag?",
     "layer-norm-backward-no-correction": "Count the terms in your dX: the mean and the variance each add one.",
     "layer-norm-backward-mean-term-missing": "Add up each row of your dX: the sums should be zero.",
     "layer-norm-backward-variance-term-missing": "Multiply each row of your dX by the centred row of X and add it "
