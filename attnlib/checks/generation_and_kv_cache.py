@@ -250,12 +250,10 @@ class GraderCacheStep:
             raise CacheStepMisuse(f"cache_step got a K_cache of {t} row{'s' if t > 1 else ''} that is not the "
                                   f"cache it returned ({before}): pass back the K_new and V_new of its previous "
                                   "call, and empty caches (0 rows) for the first token; it appends k and v itself")
-        if t and np.any(np.all(K_cache == np.asarray(k), axis=1)) and np.any(np.all(V_cache == np.asarray(v), axis=1)):
-            raise CacheStepMisuse("cache_step got a k and a v that are already rows of the caches: a token already "
-                                  "in the cache was fed again, so the cache would hold it twice")
         if t >= self.limit:
-            raise CacheStepMisuse(f"cache_step was called once too often: {t + 1} calls where {self.limit} are "
-                                  "needed (the last new token is never fed back: nothing is predicted after it)")
+            raise CacheStepMisuse(f"cache_step was called too often: its caches would hold {t + 1} rows where "
+                                  f"{self.limit} are needed, one per token fed (each token is fed once, and the "
+                                  "last new token is never fed back: nothing is predicted after it)")
         self.calls += 1
         if self.calls > self.limit:
             raise CacheStepMisuse(f"cache_step was called {self.calls} times where {self.limit} are needed, one per "
@@ -617,8 +615,7 @@ def _overflowing_probe(p):
 
 
 _MISUSE = {"caches of shapes": "cache-not-passed-back", "not the cache it returned": "cache-not-passed-back",
-           "once too often": "cache-step-extra-call", "feeds the same tokens twice": "cache-restarted",
-           "fed again": "cache-refed"}
+           "called too often": "cache-step-extra-call", "feeds the same tokens twice": "cache-restarted"}
 
 
 def misuse_finding(f, seen):
@@ -785,11 +782,9 @@ DIAGNOSES = {
                              "call did not get empty caches of 0 rows and d columns).",
     "cache-restarted": "Your generate starts again from empty caches and feeds the whole sequence once more for every "
                        "new token. The tokens come out right, but that is the recomputation the cache exists to avoid.",
-    "cache-refed": "A token already in the cache was fed to cache_step again, so the cache holds it twice: each "
-                   "step feeds only the newest token, and the cache keeps the rest.",
-    "cache-step-extra-call": "cache_step was called once more than needed. The last new token is never fed back: "
-                             "nothing is predicted after it, so a prompt of T tokens and n_new new ones needs "
-                             "T plus n_new minus 1 calls.",
+    "cache-step-extra-call": "cache_step was called more often than needed: each token is fed once, and the last "
+                             "new token is never fed back, since nothing is predicted after it. A prompt of T tokens "
+                             "and n_new new ones needs T plus n_new minus 1 calls.",
     "generate-stops-early": "The sequence is one token short: the loop stopped one new token early. The result "
                             "holds the T prompt tokens followed by all n_new new ones.",
     "generate-prompt-missing": "Only the new tokens were returned. The result is the whole sequence: the prompt "
@@ -827,7 +822,6 @@ DIAGNOSES = {
 NUDGES = {
     "sample-temperature-zero": "Look at what your function does before it divides by the temperature.",
     "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
-    "cache-refed": "Look at which tokens each turn of your loop feeds: only the newest one is new to the cache.",
     "cache-restarted": "Look at where your caches are set to empty: once, before the first token, or inside the "
                        "loop over new tokens?",
     "generate-prompt-changed": "Look at the first T entries of your result: are they the prompt as given?",

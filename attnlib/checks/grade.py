@@ -93,10 +93,11 @@ def check(name, fn, time_limit=None):
                         problems=[detail, "the values it returned are right"], hints=(ex.hint1, ex.hint2),
                         formula=ex.formula)
         _fail(report)
-    else:
-        diagnosis, detail, pointer = _diagnose(replace(ex, reference=trusted.reference, probes=probes), outcomes,
-                                               expected, Ask(lambda calls: call_many(fn, calls, limit,
-                                                                                     trusted.forbidden)),
+    else:  # named from the fixed probes, designed to tell the mistakes apart, when one of them fails
+        k = len(trusted.probes) if bad[0] < len(trusted.probes) else len(probes)
+        diagnosis, detail, pointer = _diagnose(replace(ex, reference=trusted.reference, probes=probes[:k]),
+                                               outcomes[:k], expected[:k],
+                                               Ask(lambda calls: call_many(fn, calls, limit, trusted.forbidden)),
                                                _defaults(fn))
     i = next((k for k in bad if outcomes[k].mutated), bad[0]) if diagnosis == "mutates-input" else bad[0]
     p, o, e = probes[i], outcomes[i], expected[i]

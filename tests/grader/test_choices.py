@@ -9,7 +9,7 @@ import copy
 import numpy as np
 import pytest
 
-from attnlib.checks import DIAGNOSES, choices, registry
+from attnlib.checks import DIAGNOSES, CheckFailed, check, choices, registry
 from attnlib.checks.runner import close
 from attnlib.checks.spec import Probe
 
@@ -109,3 +109,39 @@ def test_a_gradient_is_fitted_to_its_own_terms():
     assert fitted == {"first": 1.0, "second": -1.0}
     assert choices.fit_terms(grad, PROBES, outcomes(lambda x: 2 * x + 1.0, PROBES), "dx") is None  # it is right
     assert choices.fit_terms(grad, PROBES, outcomes(lambda x: x ** 2, PROBES), "dx") is None  # no fit
+
+
+# Ids that say something is wrong without naming a mistake: a neighbour the grader cannot single out gets one of
+# these (or none), honestly, rather than another mistake's name.
+UNNAMED = {None, "raised-error", "wrong-shape", "wrong-type", "non-finite-output"}
+# A wrong option whose output the probes cannot tell from another mistake's, named by what both do.
+SAME_OUTPUT = {
+    ("cross_attention", "mask-always-applied"): "mask-applied",  # cross-attention has no causal switch: a mask
+    ("attend_step", "softmax-min-subtracted"): "softmax-no-max-subtraction",  # both overflow on the huge scores
+    ("sample_next", "softmax-min-subtracted"): "softmax-no-max-subtraction",  # and agree everywhere else
+}
+
+
+def _as_learner(pipeline, choice, option):
+    """The pipeline with one option changed, as a learner's function (defined here, outside attnlib)."""
+    def learner(*args, **kwargs):
+        return pipeline(*args, c=choices.Choices({choice: option}), **kwargs)
+    return learner
+
+
+@pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
+def test_every_wrong_option_graded_whole_is_rejected_and_never_misnamed(ex):
+    """Through the whole check (sandbox, properties, choices), each wrong option is rejected and named by its own
+    id, or left unnamed; another mistake's name would be worse than none. At least half get their own name (over all
+    exercises, 597 of 628 when this test was written: the rest only raise, or the probes cannot single them out)."""
+    named = 0
+    singles = [next(iter(chosen.items())) for chosen in choices.neighbours(ex.pipeline, ex.probes)[0]]
+    singles = [(choice, option) for choice, option in singles if not isinstance(choice, tuple)]
+    for choice, option in singles:
+        own = choices.mistake_id(choice, option)
+        with pytest.raises(CheckFailed) as failed:
+            check(ex.name, _as_learner(ex.pipeline, choice, option))
+        got = failed.value.diagnosis
+        assert got in (own, SAME_OUTPUT.get((ex.name, own))) or got in UNNAMED, (choice, option, got)
+        named += got == own
+    assert named >= 0.5 * len(singles), f"{ex.name}: {named}/{len(singles)} options named by their own id"
