@@ -2,7 +2,9 @@
 
 WRONG[name] is a list of (expected diagnosis id, function): every one must be
 rejected, and the catalogued kinds must get exactly that id (None means "no
-known mistake"; the check must still reject it). RIGHT[name] lists legitimate
+known mistake"; the check must still reject it). It keeps only the mistakes
+no wrong option of the exercise's pipeline reproduces: those options are
+graded whole in test_choices.py. RIGHT[name] lists legitimate
 variants (einsum, loops, mask-then-renormalise, float32 arithmetic wherever no
 probe stresses precision) that must pass. They are written independently of
 attnlib.checks, as a learner would.

@@ -10,18 +10,6 @@ def _softmax(s):
 # next_token_logits ----------------------------------------------------------
 
 
-def ntl_first(H, W_vocab):
-    return H[0] @ W_vocab
-
-
-def ntl_all(H, W_vocab):
-    return H @ W_vocab
-
-
-def ntl_probs(H, W_vocab):
-    return _softmax(H[-1] @ W_vocab)
-
-
 def ntl_plain(H, W_vocab):
     return H[H.shape[0] - 1] @ W_vocab
 
@@ -39,14 +27,6 @@ def ntl_float32(H, W_vocab):
 
 def smb_diag(A, dA):
     return A * dA
-
-
-def smb_axis0(A, dA):
-    return A * (dA - (dA * A).sum(axis=0))
-
-
-def smb_no_a(A, dA):
-    return dA - (dA * A).sum(axis=-1, keepdims=True)
 
 
 def smb_sign(A, dA):
@@ -92,18 +72,6 @@ def _attend(Q, K, V, causal=False):
     return _softmax(S) @ V
 
 
-def cross_masked(X, Z, Wq, Wk, Wv):
-    return _attend(X @ Wq, Z @ Wk, Z @ Wv, causal=True)
-
-
-def cross_self(X, Z, Wq, Wk, Wv):
-    return _attend(X @ Wq, X @ Wk, X @ Wv)
-
-
-def cross_swapped(X, Z, Wq, Wk, Wv):
-    return _attend(Z @ Wq, X @ Wk, X @ Wv)
-
-
 def cross_keys_from_z_values_from_x(X, Z, Wq, Wk, Wv):
     S = (X @ Wq) @ (Z @ Wk).T / np.sqrt(Wq.shape[1])
     return _softmax(S) @ (X @ Wv)[:S.shape[1]] if X.shape[0] >= S.shape[1] else _softmax(S) @ (Z @ Wv) * 0
@@ -124,25 +92,6 @@ def cross_float32(X, Z, Wq, Wk, Wv):
 
 
 # attend_step ----------------------------------------------------------------
-
-
-def step_no_scale(q, K_cache, V_cache):
-    return _softmax(K_cache @ q) @ V_cache
-
-
-def step_scaled_twice(q, K_cache, V_cache):
-    d = q.shape[0]
-    q = q / np.sqrt(d)
-    return _softmax(K_cache @ q / np.sqrt(d)) @ V_cache
-
-
-def step_no_max(q, K_cache, V_cache):
-    e = np.exp(K_cache @ q / np.sqrt(q.shape[0]))
-    return (e / e.sum()) @ V_cache
-
-
-def step_swapped(q, K_cache, V_cache):
-    return _softmax(V_cache @ q / np.sqrt(q.shape[0])) @ K_cache
 
 
 def step_full_attention(q, K_cache, V_cache):
@@ -170,21 +119,6 @@ def cache_forgets(q, k, v, K_cache, V_cache):
     return step_full_attention(q, K_cache, V_cache), K_cache, V_cache
 
 
-def cache_after(q, k, v, K_cache, V_cache):
-    o = step_full_attention(q, K_cache, V_cache)
-    return o, np.vstack([K_cache, k]), np.vstack([V_cache, v])
-
-
-def cache_front(q, k, v, K_cache, V_cache):
-    K, V = np.vstack([k, K_cache]), np.vstack([v, V_cache])
-    return step_full_attention(q, K, V), K, V
-
-
-def cache_twice(q, k, v, K_cache, V_cache):
-    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
-    return step_scaled_twice(q, K, V), K, V
-
-
 def cache_plain(q, k, v, K_cache, V_cache):
     K = np.concatenate([K_cache, k[None, :]], axis=0)
     V = np.concatenate([V_cache, v[None, :]], axis=0)
@@ -206,18 +140,6 @@ def cache_list(q, k, v, K_cache, V_cache):
 # kv_cache_bytes -------------------------------------------------------------
 
 
-def kv_no_two(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return n_layers * n_heads * d_head * seq_len * batch * bytes_per_value
-
-
-def kv_no_batch(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_layers * n_heads * d_head * seq_len * bytes_per_value
-
-
-def kv_bits(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    return 2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value * 8
-
-
 def kv_float(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
     return 2.0 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value
 
@@ -237,20 +159,20 @@ def kv_math_prod(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2)
 
 
 WRONG = {
-    "next_token_logits": [("first-row-not-last", ntl_first), ("logits-for-every-row", ntl_all),
-                          ("softmax-applied-to-logits", ntl_probs)],
-    "softmax_backward": [("softmax-backward-row-sum-missing", smb_diag), ("softmax-backward-sum-wrong-axis", smb_axis0),
-                         ("softmax-backward-missing-a-factor", smb_no_a),
+    "next_token_logits": [
+                          ],
+    "softmax_backward": [("softmax-backward-row-sum-missing", smb_diag),
+
                          ("softmax-backward-own-sign-flipped+softmax-backward-row-sum-sign-flipped", smb_sign),
                          ("precision-loss", smb_float32)],
-    "cross_attention": [("mask-applied", cross_masked), ("kv-from-wrong-sequence", cross_self),
-                        ("sources-swapped", cross_swapped), (None, cross_keys_from_z_values_from_x)],
-    "attend_step": [("scale-missing", step_no_scale), ("scale-by-d", step_scaled_twice),
-                    ("softmax-no-max-subtraction", step_no_max), ("kv-swapped", step_swapped)],
-    "cache_step": [("cache-not-appended", cache_forgets), ("cache-not-appended", cache_after),
-                   ("cache-prepended", cache_front), ("scale-by-d", cache_twice)],
-    "kv_cache_bytes": [("kv-cache-missing-factor-2", kv_no_two), ("kv-cache-ignores-batch", kv_no_batch),
-                       ("kv-cache-bits-not-bytes", kv_bits), ("returns-float", kv_float)],
+    "cross_attention": [
+                        (None, cross_keys_from_z_values_from_x)],
+    "attend_step": [
+                    ],
+    "cache_step": [("cache-not-appended", cache_forgets),
+                   ],
+    "kv_cache_bytes": [
+                       ("returns-float", kv_float)],
 }
 RIGHT = {
     "next_token_logits": [ntl_plain, ntl_einsum, ntl_float32],
@@ -266,31 +188,8 @@ RIGHT = {
 # Notebook 13: padding_mask
 
 
-def pad_inverted(n_q, n_valid, n_k):
-    M = np.full((n_q, n_k), -np.inf)
-    M[:, n_valid:] = 0.0
-    return M
-
-
 def pad_bool(n_q, n_valid, n_k):
     return np.arange(n_k)[None, :].repeat(n_q, axis=0) < n_valid
-
-
-def pad_includes_boundary(n_q, n_valid, n_k):
-    j = np.arange(n_k)
-    return np.tile(np.where(j <= n_valid, 0.0, -np.inf), (n_q, 1))
-
-
-def pad_big_negative(n_q, n_valid, n_k):
-    M = np.zeros((n_q, n_k))
-    M[:, n_valid:] = -1e9
-    return M
-
-
-def pad_rows(n_q, n_valid, n_k):
-    M = np.zeros((n_q, n_k))
-    M[n_valid:, :] = -np.inf
-    return M
 
 
 def pad_slice(n_q, n_valid, n_k):
@@ -313,9 +212,9 @@ def pad_broadcast(n_q, n_valid, n_k):
 
 
 WRONG.update({
-    "padding_mask": [("padding-mask-inverted", pad_inverted), ("mask-boolean", pad_bool),
-                     ("padding-mask-off-by-one", pad_includes_boundary), ("mask-finite-value", pad_big_negative),
-                     ("padding-mask-on-queries", pad_rows)],
+    "padding_mask": [("mask-boolean", pad_bool),
+
+                     ],
 })
 RIGHT.update({
     "padding_mask": [pad_slice, pad_loops, pad_broadcast],
@@ -324,25 +223,6 @@ RIGHT.update({
 
 # ---------------------------------------------------------------------------------------------------------------
 # Notebook 14: sample_next, generate, max_cached_tokens
-
-
-def smp_no_temperature(logits, temperature, u):
-    if temperature == 0:
-        return int(np.argmax(logits))
-    p = _softmax(np.asarray(logits, dtype=float))
-    total = 0.0
-    for i, pi in enumerate(p):
-        total += pi
-        if total > u:
-            return i
-    return len(p) - 1
-
-
-def smp_at_least(logits, temperature, u):
-    if temperature == 0:
-        return int(np.argmax(logits))
-    p = _softmax(np.asarray(logits, dtype=float) / temperature)
-    return int(np.argmax(np.cumsum(p) >= u))
 
 
 def smp_no_zero_branch(logits, temperature, u):
@@ -395,60 +275,6 @@ def smp_logsumexp(logits, temperature, u):
 
 def _embedding(p, token, position):
     return p["tok_emb"][token] + p["pos_emb"][position]
-
-
-def gen_full_recompute(p, prompt, n_new, cache_step):
-    seq = list(prompt)
-    for _ in range(n_new):
-        X = p["tok_emb"][seq] + p["pos_emb"][:len(seq)]
-        Q, K, V = X @ p["Wq"], X @ p["Wk"], X @ p["Wv"]
-        o = _attend(Q[-1:], K, V)[0]  # the last row of causal attention is the newest token's
-        seq.append(int(np.argmax((X[-1] + o) @ p["W_out"])))
-    return np.array(seq)
-
-
-def gen_no_positions(p, prompt, n_new, cache_step):
-    seq, d = list(prompt), p["Wq"].shape[0]
-    K, V = np.zeros((0, d)), np.zeros((0, d))
-    for i in range(len(prompt) + n_new - 1):
-        x = p["tok_emb"][seq[i]]
-        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
-        if i + 1 >= len(prompt):
-            seq.append(int(np.argmax((x + o) @ p["W_out"])))
-    return np.array(seq)
-
-
-def gen_positions_from_1(p, prompt, n_new, cache_step):
-    seq, d = list(prompt), p["Wq"].shape[0]
-    K, V = np.zeros((0, d)), np.zeros((0, d))
-    for i in range(len(prompt) + n_new - 1):
-        x = _embedding(p, seq[i], i + 1)
-        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
-        if i + 1 >= len(prompt):
-            seq.append(int(np.argmax((x + o) @ p["W_out"])))
-    return np.array(seq)
-
-
-def gen_o_only(p, prompt, n_new, cache_step):
-    seq, d = list(prompt), p["Wq"].shape[0]
-    K, V = np.zeros((0, d)), np.zeros((0, d))
-    for i in range(len(prompt) + n_new - 1):
-        x = _embedding(p, seq[i], i)
-        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
-        if i + 1 >= len(prompt):
-            seq.append(int(np.argmax(o @ p["W_out"])))
-    return np.array(seq)
-
-
-def gen_range_short(p, prompt, n_new, cache_step):
-    seq, d = list(prompt), p["Wq"].shape[0]
-    K, V = np.zeros((0, d)), np.zeros((0, d))
-    for i in range(len(prompt) + n_new - 2):
-        x = _embedding(p, seq[i], i)
-        o, K, V = cache_step(x @ p["Wq"], x @ p["Wk"], x @ p["Wv"], K, V)
-        if i + 1 >= len(prompt):
-            seq.append(int(np.argmax((x + o) @ p["W_out"])))
-    return np.array(seq)
 
 
 def gen_own_cache_too(p, prompt, n_new, cache_step):
@@ -521,27 +347,6 @@ def gen_einsum_probs(p, prompt, n_new, cache_step):
     return np.asarray(tokens)
 
 
-def mct_float(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return int(memory_bytes / (2 * n_layers * n_heads * d_head * batch * bytes_per_value))
-
-
-def mct_strict(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    per_token = 2 * n_layers * n_heads * d_head * batch * bytes_per_value
-    tokens = memory_bytes // per_token
-    if tokens * per_token == memory_bytes:  # "fits" taken as strictly less than the memory
-        tokens -= 1
-    return tokens
-
-
-def mct_ceil(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    import math
-    return math.ceil(memory_bytes / (2 * n_layers * n_heads * d_head * batch * bytes_per_value))
-
-
-def mct_no_two(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
-    return memory_bytes // (n_layers * n_heads * d_head * batch * bytes_per_value)
-
-
 def mct_first_too_many(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value=2):
     return memory_bytes // (2 * n_layers * n_heads * d_head * batch * bytes_per_value) + 1
 
@@ -569,14 +374,14 @@ def mct_bisect(memory_bytes, n_layers, n_heads, d_head, batch=1, bytes_per_value
 
 
 WRONG.update({
-    "sample_next": [("sample-ignores-temperature", smp_no_temperature), ("sample-cumulative-at-least-u", smp_at_least),
+    "sample_next": [
                     ("sample-temperature-zero", smp_no_zero_branch), ("softmax-no-max-subtraction", smp_overflows)],
-    "generate": [("cache-step-not-used", gen_full_recompute), ("positions-not-added", gen_no_positions),
-                 ("positions-off-by-one", gen_positions_from_1), ("residual-missing", gen_o_only),
-                 ("generate-stops-early", gen_range_short), ("cache-not-passed-back", gen_own_cache_too),
+    "generate": [
+
+                 ("cache-not-passed-back", gen_own_cache_too),
                  ("cache-step-extra-call", gen_feeds_last)],
-    "max_cached_tokens": [("count-rounded", mct_float), ("max-tokens-exact-fit-excluded", mct_strict),
-                          ("max-tokens-rounded-up", mct_ceil), ("kv-cache-missing-factor-2", mct_no_two),
+    "max_cached_tokens": [
+
                           ("max-tokens-does-not-fit", mct_first_too_many)],
 })
 RIGHT.update({
@@ -602,29 +407,12 @@ def tk_loop(logits, k):
     return out
 
 
-def tk_exactly_k(logits, k):
-    out = np.full(len(logits), -np.inf)
-    keep = np.argsort(-logits, kind="stable")[:k]
-    out[keep] = logits[keep]
-    return out
-
-
-def tk_zero_fill(logits, k):
-    kth = np.sort(logits)[::-1][min(k, len(logits)) - 1]
-    return np.where(logits >= kth, logits, 0.0)
-
-
 def tk_partition(logits, k):
     k = min(k, len(logits))
     kth = np.partition(logits, len(logits) - k)[len(logits) - k]  # the k-th largest
     out = logits.copy()
     out[logits < kth] = -np.inf
     return out
-
-
-def tk_no_clip(logits, k):
-    kth = np.sort(logits)[::-1][k - 1]
-    return np.where(logits >= kth, logits, -np.inf)
 
 
 def _probs(logits):
@@ -664,34 +452,10 @@ def tp_mask_first(logits, p):
     return np.where(keep, logits, -np.inf)
 
 
-def tp_strict(logits, p):
-    if p == 1:
-        return np.array(logits, dtype=float)
-    P = _probs(logits)
-    order = np.argsort(-P, kind="stable")
-    n = np.searchsorted(np.cumsum(P[order]), p, side="right") + 1
-    out = np.full(len(logits), -np.inf)
-    out[order[:n]] = logits[order[:n]]
-    return out
-
-
-def tp_no_p1(logits, p):
-    P = _probs(logits)
-    order = np.argsort(-P, kind="stable")
-    n = np.searchsorted(np.cumsum(P[order]), p) + 1
-    out = np.full(len(logits), -np.inf)
-    out[order[:n]] = logits[order[:n]]
-    return out
-
-
-def tp_tail(logits, p):
-    return np.where(tp_sort(logits, p) > -np.inf, -np.inf, logits)
-
-
 WRONG.update({
-    "top_k_filter": [("top-k-ties-cut", tk_exactly_k), ("filter-fills-zero", tk_zero_fill),
-                     ("top-k-large-k-fails", tk_no_clip)],
-    "top_p_filter": [("top-p-stops-past-p", tp_strict), ("top-p-one-not-special", tp_no_p1),
-                     ("top-p-keeps-the-tail", tp_tail)],
+    "top_k_filter": [
+                     ],
+    "top_p_filter": [
+                     ],
 })
 RIGHT.update({"top_k_filter": [tk_sort, tk_loop, tk_partition], "top_p_filter": [tp_sort, tp_loop, tp_mask_first]})

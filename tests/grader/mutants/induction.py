@@ -20,18 +20,6 @@ def prev_mask(A):
     return float(A[below].sum() / max(T - 1, 1))
 
 
-def prev_own_diagonal(A):
-    return float(np.mean([A[t, t] for t in range(1, len(A))])) if len(A) > 1 else 0.0
-
-
-def prev_over_T(A):
-    return float(sum(A[t, t - 1] for t in range(1, len(A))) / len(A))
-
-
-def prev_nan(A):
-    return float(np.diagonal(A, -1).mean())
-
-
 # prefix_matching_score ----------------------------------------------------------------------------------------------
 
 def prefix_loop(A, tokens):
@@ -60,26 +48,6 @@ def prefix_dict(A, tokens):
             sums.append(sum(A[t, j + 1] for j in seen[tok]))
         seen.setdefault(tok, []).append(t)
     return float(np.mean(sums)) if sums else 0.0
-
-
-def prefix_on_copy(A, tokens):
-    sums = [sum(A[t, j] for j in range(t) if tokens[j] == tokens[t]) for t in range(len(tokens))
-            if tokens[t] in tokens[:t]]
-    return float(np.mean(sums)) if sums else 0.0
-
-
-def prefix_latest(A, tokens):
-    sums = []
-    for t in range(len(tokens)):
-        js = [j for j in range(t) if tokens[j] == tokens[t]]
-        if js:
-            sums.append(A[t, js[-1] + 1])
-    return float(np.mean(sums)) if sums else 0.0
-
-
-def prefix_all_positions(A, tokens):
-    total = sum(A[t, j + 1] for t in range(len(tokens)) for j in range(t) if tokens[j] == tokens[t])
-    return float(total / len(tokens))
 
 
 # ablate_head --------------------------------------------------------------------------------------------------------
@@ -115,21 +83,14 @@ def ablate_in_place(Wo, head, n_heads):
     return Wo
 
 
-def ablate_from_one(Wo, head, n_heads):
-    d = Wo.shape[0] // n_heads
-    out = Wo.copy()
-    out[(head - 1) * d:head * d] = 0.0
-    return out
-
-
 WRONG = {
-    "previous_token_score": [("prev-token-main-diagonal", prev_own_diagonal),
-                             ("prev-token-row-0-included", prev_over_T), ("prev-token-single-row", prev_nan)],
-    "prefix_matching_score": [("prefix-match-on-the-copy", prefix_on_copy),
-                              ("prefix-match-latest-copy-only", prefix_latest),
-                              ("prefix-match-mean-over-all-positions", prefix_all_positions)],
+    "previous_token_score": [
+                             ],
+    "prefix_matching_score": [
+
+                              ],
     "ablate_head": [("ablate-width-from-columns+ablate-columns", ablate_columns), ("mutates-input", ablate_in_place),
-                    ("ablate-head-counted-from-one", ablate_from_one)],
+                    ],
 }
 RIGHT = {
     "previous_token_score": [prev_loop, prev_diagonal, prev_mask],

@@ -4,29 +4,9 @@ import numpy as np
 # 08 embed -----------------------------------------------------------------------
 
 
-def embed_words_only(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens]
-
-
-def embed_position_of_the_word(tokens, tok_emb, pos_emb):
-    return tok_emb[tokens] + pos_emb[tokens]
-
-
 def embed_last_positions(tokens, tok_emb, pos_emb):
     n = len(tokens)
     return tok_emb[tokens] + pos_emb[-n:]
-
-
-def embed_one_based(tokens, tok_emb, pos_emb):
-    return np.array([tok_emb[t] + pos_emb[i + 1] for i, t in enumerate(tokens)])
-
-
-def embed_first_word_rows(tokens, tok_emb, pos_emb):
-    return tok_emb[np.arange(len(tokens))] + pos_emb[np.arange(len(tokens))]
-
-
-def embed_side_by_side(tokens, tok_emb, pos_emb):
-    return np.hstack([tok_emb[tokens], pos_emb[:len(tokens)]])
 
 
 def embed_positions_twice(tokens, tok_emb, pos_emb):
@@ -55,9 +35,9 @@ def embed_float32(tokens, tok_emb, pos_emb):
 
 
 WRONG = {
-    "embed": [("positions-not-added", embed_words_only), ("positions-by-token-id", embed_position_of_the_word),
-              ("positions-from-the-end", embed_last_positions), ("positions-off-by-one", embed_one_based),
-              ("words-by-position", embed_first_word_rows), ("positions-concatenated", embed_side_by_side),
+    "embed": [
+
+
               (None, embed_positions_twice)],
 }
 RIGHT = {
@@ -66,39 +46,6 @@ RIGHT = {
 
 
 # 08 sinusoidal_positions ------------------------------------------------------------------------------------------
-
-
-def sp_cos_first(n, d):
-    P = np.zeros((n, d))
-    for t in range(n):
-        for i in range(d // 2):
-            a = t / 10000 ** (2 * i / d)
-            P[t, 2 * i], P[t, 2 * i + 1] = np.cos(a), np.sin(a)
-    return P
-
-
-def sp_two_halves(n, d):
-    a = np.arange(n)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
-    return np.concatenate([np.sin(a), np.cos(a)], axis=1)
-
-
-def sp_i_over_d(n, d):
-    a = np.arange(n)[:, None] / 10000 ** (np.arange(d // 2) / d)
-    P = np.zeros((n, d))
-    P[:, ::2], P[:, 1::2] = np.sin(a), np.cos(a)
-    return P
-
-
-def sp_column_exponent(n, d):
-    a = np.arange(n)[:, None] / 10000 ** (np.arange(d) / d)  # column j uses j/d, also the cosine columns
-    return np.where(np.arange(d) % 2 == 0, np.sin(a), np.cos(a))
-
-
-def sp_times(n, d):
-    a = np.arange(n)[:, None] * 10000 ** (np.arange(0, d, 2) / d)
-    P = np.zeros((n, d))
-    P[:, ::2], P[:, 1::2] = np.sin(a), np.cos(a)
-    return P
 
 
 def sp_loops(n, d):
@@ -122,9 +69,9 @@ def sp_einsum_dstack(n, d):
     return np.dstack([np.sin(a), np.cos(a)]).reshape(n, d)
 
 
-WRONG["sinusoidal_positions"] = [("sinusoid-sin-cos-swapped", sp_cos_first),
-                                 ("sinusoid-halves-not-interleaved", sp_two_halves),
-                                 ("sinusoid-pair-index-not-doubled", sp_i_over_d),
-                                 ("sinusoid-frequency-per-column", sp_column_exponent),
-                                 ("sinusoid-frequencies-inverted", sp_times)]
+WRONG["sinusoidal_positions"] = [
+
+
+
+                                 ]
 RIGHT["sinusoidal_positions"] = [sp_loops, sp_stack, sp_einsum_dstack]

@@ -4,29 +4,6 @@ import numpy as np
 # wrong ----------------------------------------------------------------------
 
 
-def ma_argmax_axis0(A, tokens):
-    return [tokens[i] for i in A.argmax(axis=0)]
-
-
-def ma_indices(A, tokens):
-    return A.argmax(axis=1)
-
-
-def ma_argmin(A, tokens):
-    return [tokens[j] for j in A.argmin(axis=1)]
-
-
-def ma_loop_ties_latest(A, tokens):
-    words = []
-    for row in A:
-        best = 0
-        for j in range(len(row)):
-            if row[j] >= row[best]:  # >= moves to every later equal weight
-                best = j
-        words.append(tokens[best])
-    return words
-
-
 def ma_query_words(A, tokens):
     return list(tokens[-A.shape[0]:])  # the query itself, whatever A says
 
@@ -59,8 +36,8 @@ def ma_tuple_of_words(A, tokens):
 
 
 WRONG = {
-    "most_attended": [("most-attended-wrong-axis", ma_argmax_axis0), ("most-attended-indices", ma_indices),
-                      ("most-attended-least", ma_argmin), ("most-attended-ties-latest", ma_loop_ties_latest),
+    "most_attended": [
+
                       (None, ma_query_words)],
 }
 RIGHT = {
@@ -69,23 +46,6 @@ RIGHT = {
 
 
 # attention_entropy ------------------------------------------------------------------------------------------------
-
-
-def ent_plain(A):
-    return -np.sum(A * np.log(A), axis=1)  # 0 * log 0 = 0 * -inf = NaN
-
-
-def ent_bits(A):
-    return -np.nansum(A * np.log2(A), axis=1)
-
-
-def ent_columns(A):
-    return -np.nansum(A * np.log(A), axis=0)
-
-
-def ent_no_minus(A):
-    logs = np.log(A, out=np.zeros_like(A), where=A > 0)
-    return (A * logs).sum(axis=1)
 
 
 def ent_nansum(A):
@@ -107,6 +67,6 @@ def ent_masked_array(A):
     return -(np.ma.masked_equal(A, 0.0) * np.ma.log(np.ma.masked_equal(A, 0.0))).sum(axis=1).filled(0.0)
 
 
-WRONG["attention_entropy"] = [("entropy-nan-from-zeros", ent_plain), ("entropy-in-bits", ent_bits),
-                              ("entropy-wrong-axis", ent_columns), ("entropy-sign", ent_no_minus)]
+WRONG["attention_entropy"] = [
+                              ]
 RIGHT["attention_entropy"] = [ent_nansum, ent_loop, ent_log_where, ent_masked_array]
