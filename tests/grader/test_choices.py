@@ -111,9 +111,23 @@ def test_a_gradient_is_fitted_to_its_own_terms():
     assert choices.fit_terms(grad, PROBES, outcomes(lambda x: x ** 2, PROBES), "dx") is None  # no fit
 
 
-# Ids that say something is wrong without naming a mistake: a neighbour the grader cannot single out gets one of
-# these (or none), honestly, rather than another mistake's name.
-UNNAMED = {None, "raised-error", "wrong-shape", "wrong-type", "non-finite-output"}
+# Wrong options the whole check leaves unnamed, honestly: they raise on every probe (a transpose that breaks the
+# shapes), or the probes cannot tell them from a neighbour (1-D scores have one axis). Any other option must get
+# its own name.
+UNNAMED = {None, "raised-error"}
+LEFT_UNNAMED = {
+    "ablate_head": {"ablate-float-width"},
+    "attend_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
+                    "softmax-max-wrong-axis"},
+    "attention_backward": {"k-not-transposed"},
+    "cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
+                   "softmax-max-wrong-axis", "softmax-sum-wrong-axis", "softmax-wrong-axis"},
+    "cross_attention": {"k-not-transposed"},
+    "multi_head_attention": {"head-slice-one-short", "heads-not-moved-first", "heads-tokens-last", "k-not-transposed"},
+    "prefix_matching_score": {"prefix-match-copies-never-found", "prefix-match-includes-itself",
+                              "prefix-match-later-copies"},
+    "self_attention": {"k-not-transposed", "va-instead-of-av"},
+}
 # A wrong option whose output the probes cannot tell from another mistake's, named by what both do.
 SAME_OUTPUT = {
     ("cross_attention", "mask-always-applied"): "mask-applied",  # cross-attention has no causal switch: a mask
@@ -130,18 +144,18 @@ def _as_learner(pipeline, choice, option):
 
 
 @pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
-def test_every_wrong_option_graded_whole_is_rejected_and_never_misnamed(ex):
+def test_every_wrong_option_graded_whole_is_rejected_and_named(ex):
     """Through the whole check (sandbox, properties, choices), each wrong option is rejected and named by its own
-    id, or left unnamed; another mistake's name would be worse than none. At least half get their own name (over all
-    exercises, 597 of 628 when this test was written: the rest only raise, or the probes cannot single them out)."""
-    named = 0
+    id: this is each exercise's catalogue of mistakes. The few listed above stay unnamed (never misnamed)."""
     singles = [next(iter(chosen.items())) for chosen in choices.neighbours(ex.pipeline, ex.probes)[0]]
-    singles = [(choice, option) for choice, option in singles if not isinstance(choice, tuple)]
     for choice, option in singles:
+        if isinstance(choice, tuple):
+            continue  # a gradient's term: fitted, tested with the backward exercises
         own = choices.mistake_id(choice, option)
         with pytest.raises(CheckFailed) as failed:
             check(ex.name, _as_learner(ex.pipeline, choice, option))
         got = failed.value.diagnosis
-        assert got in (own, SAME_OUTPUT.get((ex.name, own))) or got in UNNAMED, (choice, option, got)
-        named += got == own
-    assert named >= 0.5 * len(singles), f"{ex.name}: {named}/{len(singles)} options named by their own id"
+        if own in LEFT_UNNAMED.get(ex.name, ()):  # another way to the same mistake may still be named
+            assert got in UNNAMED | {own}, (choice, option, got)
+        else:
+            assert got == SAME_OUTPUT.get((ex.name, own), own), (choice, option, got)
