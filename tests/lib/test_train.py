@@ -107,9 +107,9 @@ def test_bidirectional_beats_causal_on_fill_in_the_blank():
     assert evaluate(bidirectional.model, BlankTask())["loss"] < evaluate(causal.model, BlankTask())["loss"]
 
 
-def test_look_back_preset_builds_rows_twice_as_long_and_rope_reads_them():
+def test_look_back_preset_builds_longer_rows_than_it_trains_on_and_rope_reads_them():
     result = train_task("look_back", progress=False, model_kwargs=dict(positions="rope"))
-    assert result.model.max_len == 2 * result.task.seq_len == 32 and result.model.positions == "rope"
+    assert result.task.seq_len == 16 and result.model.max_len == 128 and result.model.positions == "rope"
     assert result.accuracy >= 0.99
     longer = LookBackTask(seq_len=32, lag=8).batch(128, np.random.default_rng(5))
     assert accuracy(result.model, longer) >= 0.95
