@@ -10,9 +10,10 @@ The maths, one module per idea, in course order:
     loss         next-token logits and the cross-entropy               (notebooks 08, 11)
     block        the transformer block, and the table of ops below it  (notebook 10)
     cache        the KV cache, one cached step, sampling, top-k, top-p  (notebook 14)
-    model        TinyLM: one forward, one backward, one generate loop  (notebooks 08, 11-16)
+    positions    the frequencies of positions from a formula: sinusoids, RoPE  (notebooks 08, 16)
+    model        TinyLM: one forward, one backward, one generate loop  (notebooks 08, 11-17)
     circuits     what a head does: previous-token and prefix-matching scores, ablation  (notebook 15)
-    learner_ops  the learner's own functions as TinyLM's ops           (notebook 16)
+    learner_ops  the learner's own functions as TinyLM's ops           (notebook 17)
     optim        Adam with weight decay and gradient clipping
     train        the training loop and ready-made experiments (import attnlib.train)
     data         the essay's example, toy tasks, a tokenizer
@@ -27,7 +28,7 @@ The other products are subpackages, each imported on its own; the maths never im
 """
 import importlib
 
-from . import projection, mixing, attention, layers, loss, block, cache, model, circuits, optim, data  # noqa: F401
+from . import projection, mixing, attention, layers, loss, block, cache, positions, model, circuits, optim, data  # noqa: F401
 from ._validate import PUBLIC
 
 globals().update(PUBLIC)

@@ -89,25 +89,31 @@ def merge_heads(O):
     return O.reshape(*O.shape[:-2], -1)
 
 
-def mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None):
+def mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None):
     """Multi-head attention on X (..., T, d_model) -> (..., T, d_model), and its cache.
 
     attention: the kernel, an Op. step: for generation, a callable (Q, K, V, scale) -> O that
     adds the new rows' K and V to a cache and attends over all of it (no backward then).
+    rotary: None, or an Op that rotates each head's q and k rows by their positions (RoPE,
+    attnlib.positions.rotation); V is never rotated, and a cache receives the rotated keys.
     """
     Q = split_heads(X @ Wq, n_heads)  # (..., n_heads, T, d_head)
     K = split_heads(X @ Wk, n_heads)  # (..., n_heads, T, d_head)
     V = split_heads(X @ Wv, n_heads)  # (..., n_heads, T, d_v)
+    if rotary is not None:
+        Q, K = rotary.forward(Q), rotary.forward(K)  # each row turned by its position's angles
     O, att = attention.forward(Q, K, V, causal, scale) if step is None else (step(Q, K, V, scale), None)
     M = merge_heads(O)  # (..., T, n_heads * d_v)
-    return M @ Wo, (X, Wq, Wk, Wv, Wo, n_heads, M, attention, att)
+    return M @ Wo, (X, Wq, Wk, Wv, Wo, n_heads, M, attention, rotary, att)
 
 
 def mha_grads(dY, cache):
     """dY (..., T, d_model) -> dX, dWq, dWk, dWv, dWo."""
-    X, Wq, Wk, Wv, Wo, n_heads, M, attention, att = cache
+    X, Wq, Wk, Wv, Wo, n_heads, M, attention, rotary, att = cache
     dM = dY @ Wo.T  # (..., T, n_heads * d_v)
     dQ, dK, dV = attention.backward(split_heads(dM, n_heads), att)
+    if rotary is not None:
+        dQ, dK = rotary.backward(dQ), rotary.backward(dK)  # back through the rotation: turned by -angle
     dQ, dK, dV = merge_heads(dQ), merge_heads(dK), merge_heads(dV)  # (..., T, n_heads * d_head) each
     dX = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T  # (..., T, d_model)
     return dX, weight_grad(X, dQ), weight_grad(X, dK), weight_grad(X, dV), weight_grad(M, dY)

@@ -243,6 +243,38 @@ class CopyTask:
         return Batch(seq[:, :-1], seq[:, 1:], mask)
 
 
+class LookBackTask:
+    """A stream of random words; at every position, name the word `lag` positions back.
+
+    Each row is seq_len words drawn independently (nothing can be memorised), and the target at
+    position t is the word at t - lag: "big cat rug old ..." asks, lag words later, for "big". Only
+    the positions t >= lag have an answer and are scored. The rule never changes along the row, so a
+    model that measures the distance between two positions does it anywhere; one that learned where
+    each position is may not, at positions it never trained on (notebook 16: seq_len can be set
+    longer for testing than for training).
+    """
+
+    name = "look back"
+
+    def __init__(self, seq_len=16, lag=8, words=None):
+        self.seq_len = positive_int("seq_len", seq_len)
+        self.lag = positive_int("lag", lag)
+        if self.lag >= self.seq_len:
+            raise ValueError(f"lag must be smaller than seq_len so that some position has an answer, got lag={lag} "
+                             f"and seq_len={seq_len}")
+        words = list(words) if words is not None else list(PLACES) + list(ADJECTIVES) + list(PLACES.values())
+        self.tokenizer = Tokenizer(words)
+        self.n_words = len(words)
+
+    def batch(self, batch_size, rng):
+        B, T, lag = positive_int("batch_size", batch_size), self.seq_len, self.lag
+        _check_rng(rng)
+        tokens = rng.integers(0, self.n_words, (B, T))  # (B, T)
+        targets = np.full((B, T), -1)
+        targets[:, lag:] = tokens[:, :-lag]  # the word lag positions back
+        return Batch(tokens, targets, targets >= 0)
+
+
 class BlankTask:
     """Fill in the blank: "the _ sat on the mat ." -> "cat".
 

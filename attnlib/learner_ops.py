@@ -27,7 +27,7 @@ NAMES = ("softmax", "attention", "embed", "multi_head_attention", "layer_norm", 
          "cache_step", "sample_next")
 
 
-def check(ops, attn_scale=True, mlp=True):
+def check(ops, attn_scale=True, mlp=True, positions="learned"):
     """The ops dict as given, after checking its names and values (ValueError otherwise)."""
     if not isinstance(ops, dict):
         raise ValueError(f"ops must be a dict mapping op names to functions, got {type(ops).__name__}")
@@ -40,6 +40,9 @@ def check(ops, attn_scale=True, mlp=True):
     if not attn_scale and {"multi_head_attention", "transformer_block"} & set(ops):
         raise ValueError("ops multi_head_attention and transformer_block always scale the scores; "
                          "they cannot run a model with attn_scale=False")
+    if positions == "rope" and {"multi_head_attention", "transformer_block"} & set(ops):
+        raise ValueError("ops multi_head_attention and transformer_block compute q and k without rotating them; "
+                         "they cannot run a model with positions='rope'")
     if not mlp and "transformer_block" in ops:
         raise ValueError("op transformer_block is a whole block with its MLP; it cannot run a model with mlp=False")
     return dict(ops)
@@ -178,8 +181,8 @@ def cross_entropy_op(cross_entropy):
 
 
 def mha_op(multi_head_attention):
-    def forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None):
-        U, cache = mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, scale, attention, step)
+    def forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None):
+        U, cache = mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, scale, attention, step, rotary)
         if step is None:  # generation feeds new rows only: there the pieces compute the layer
             U = per_sequence(lambda x: multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads, causal),
                              "multi_head_attention", X.shape[-2:], X)
@@ -188,8 +191,8 @@ def mha_op(multi_head_attention):
 
 
 def block_op(transformer_block):
-    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True):
-        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step, mlp)
+    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True, rotary=None):
+        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step, mlp, rotary)
         if step is None:
             Z = per_sequence(lambda x: transformer_block(x, p, n_heads, causal), "transformer_block", X.shape[-2:], X)
         return Z, cache

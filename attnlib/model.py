@@ -1,8 +1,13 @@
-"""Notebooks 08 and 11-15: TinyLM, a tiny causal transformer in numpy.
+"""Notebooks 08 and 11-16: TinyLM, a tiny causal transformer in numpy.
 
     X = tok_emb[tokens] + pos_emb[:T]          embed: one row per token
     X = block_i(X) for each layer i             attention, then the MLP
     logits = layer_norm(X) @ W_out             one score per vocabulary word
+
+Where a token stands enters in one of three ways (`positions`): a learned row of pos_emb
+added to X ("learned", notebook 08), a fixed row of sines and cosines added to X
+("sinusoid"), or no row added at all and each head's q and k rotated by their position
+inside attention ("rope", notebook 16).
 
 One forward pass (`_forward`), one backward pass (`_backward`) and one generation loop,
 written against a table of ops (attnlib.block.OPS). Generation runs the same forward
@@ -18,9 +23,11 @@ from ._validate import (as_float_array, as_int_array, boolean, check_size, finit
                         float_dtype, non_negative_int, positive_int, public)
 from .block import ATTENTION_KEYS, BLOCK_KEYS, NORMS, OPS, kv_step
 from .cache import KVCache, top_k_filter, top_p_filter
+from .positions import rotation, rotation_tables, sinusoids
 from . import learner_ops
 
 MAX_INIT_STD = 1000.0  # the largest init_std TinyLM accepts (see its docstring)
+POSITIONS = ("learned", "sinusoid", "rope")
 
 
 @public
@@ -40,18 +47,24 @@ class TinyLM:
       d_ff=None        MLP width, 4 * d_model by default.
       norm="pre"       "post" puts each layer norm after its residual add (lesson 11).
       mlp=True         False builds attention-only blocks: no second layer norm, no MLP.
+      positions="learned"  how a token's place enters: "learned" adds the row pos_emb[t] to X;
+                       "sinusoid" adds the fixed row sin/cos(t / 10000^(2i/d_model)) (no pos_emb
+                       parameter); "rope" adds nothing and rotates every head's q and k by their
+                       positions (attnlib.positions.rope, adjacent pairs; d_head must be even; no
+                       pos_emb parameter). The KV cache then holds the rotated keys.
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, ...) to your own
                        functions with the exercise signatures: the model then runs through
                        them, one sequence at a time, and attnlib's fill in the rest.
 
-    `.params` is a flat dict: tok_emb (vocab, d_model), pos_emb (max_len, d_model),
+    `.params` is a flat dict: tok_emb (vocab, d_model), pos_emb (max_len, d_model) (learned positions only),
     blocks.{i}.{key} for key in BLOCK_KEYS, ln_f_g, ln_f_b (d_model,), W_out (d_model, vocab).
     """
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
-                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", mlp=True, ops=None):
+                 init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", mlp=True, ops=None,
+                 positions="learned"):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -74,19 +87,35 @@ class TinyLM:
         self.norm = norm
         self.mlp = boolean("mlp", mlp)
         self.block_keys = BLOCK_KEYS if self.mlp else ATTENTION_KEYS
+        if not isinstance(positions, str) or positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {positions!r}")
+        self.positions = positions
+        if positions == "sinusoid" and self.d_model % 2:
+            raise ValueError(f"positions='sinusoid' pairs the features of X: d_model must be even, got {d_model}")
+        if positions == "rope" and self.d_head % 2:
+            raise ValueError(f"positions='rope' rotates pairs of each head's features: d_head = d_model / n_heads "
+                             f"must be even, got d_model={d_model}, n_heads={n_heads}")
         seed = non_negative_int("seed", seed)
-        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp)
+        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions)
         self.table = OPS if ops is None else learner_ops.table(self.ops)
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)
+        self.fixed_pos = self.rotary_tables = None  # learned positions are params["pos_emb"]
+        if positions == "sinusoid":  # fixed rows added to X: (max_len, d_model)
+            self.fixed_pos = sinusoids(self.max_len, self.d_model).astype(self.dtype)
+        elif positions == "rope":  # nothing added to X; q and k rotated by (cos, sin), each (max_len, d_head / 2)
+            self.fixed_pos = np.zeros((self.max_len, self.d_model), dtype=self.dtype)
+            self.rotary_tables = rotation_tables(self.max_len, self.d_head, dtype=self.dtype)
 
     def param_shapes(self):
         """The key and shape of every parameter, in the order of .params."""
         d, f = self.d_model, self.d_ff
         block = {"ln1_g": (d,), "ln1_b": (d,), "Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d),
                  "ln2_g": (d,), "ln2_b": (d,), "W1": (d, f), "b1": (f,), "W2": (f, d), "b2": (d,)}
-        shapes = {"tok_emb": (self.vocab_size, d), "pos_emb": (self.max_len, d)}
+        shapes = {"tok_emb": (self.vocab_size, d)}
+        if self.positions == "learned":
+            shapes["pos_emb"] = (self.max_len, d)
         for i in range(self.n_layers):
             shapes.update({f"blocks.{i}.{key}": block[key] for key in self.block_keys})
         shapes.update({"ln_f_g": (d,), "ln_f_b": (d,), "W_out": (d, self.vocab_size)})
@@ -117,6 +146,7 @@ class TinyLM:
         flags += "" if self.attn_scale else ", attn_scale=False"
         flags += "" if self.norm == "pre" else f", norm={self.norm!r}"
         flags += "" if self.mlp else ", mlp=False"
+        flags += "" if self.positions == "learned" else f", positions={self.positions!r}"
         flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
@@ -132,18 +162,27 @@ class TinyLM:
         """
         ops, p = self.table, self.params
         start = 0 if cache is None else cache.length
-        X, emb = ops["embed"].forward(tokens, p["tok_emb"], p["pos_emb"], start)  # (..., T, d_model)
+        pos_emb = p["pos_emb"] if self.fixed_pos is None else self.fixed_pos
+        X, emb = ops["embed"].forward(tokens, p["tok_emb"], pos_emb, start)  # (..., T, d_model)
+        rotary = self._rotary(start, tokens.shape[-1])
         blocks = []
         for i in range(self.n_layers):
             step = None if cache is None else kv_step(ops, cache, i)
             X, block = ops["transformer_block"].forward(X, self.block_params(i), self.n_heads, self.causal,
-                                                        self.attn_scale, ops, self.norm, step, self.mlp)
+                                                        self.attn_scale, ops, self.norm, step, self.mlp, rotary)
             blocks.append(block)
         N, ln_f = ops["layer_norm"].forward(X, p["ln_f_g"], p["ln_f_b"])
         logits, head = ops["logits"].forward(N, p["W_out"])  # (..., T, vocab)
         norms = [ln[1] for ln1, _, ln2, *_ in blocks for ln in (ln1, ln2) if ln] + [ln_f[1]]  # 1/std of every norm
         self._finite(logits, "the forward pass", norms)
         return logits, (emb, blocks, ln_f, head)
+
+    def _rotary(self, start, T):
+        """With RoPE, the rotation of positions start .. start + T - 1 (an Op on (..., T, d_head)); else None."""
+        if self.rotary_tables is None:
+            return None
+        cos, sin = self.rotary_tables
+        return rotation(cos[start:start + T], sin[start:start + T])
 
     def _backward(self, dlogits, caches):
         """The gradient of every parameter from dlogits (B, T, vocab), through the caches of _forward."""
@@ -154,7 +193,9 @@ class TinyLM:
         for i in reversed(range(self.n_layers)):
             dX, g = ops["transformer_block"].backward(dX, blocks[i])  # (B, T, d_model)
             grads.update({f"blocks.{i}.{key}": g[key] for key in self.block_keys})
-        grads["tok_emb"], grads["pos_emb"] = ops["embed"].backward(dX, emb)
+        grads["tok_emb"], dpos = ops["embed"].backward(dX, emb)
+        if "pos_emb" in self.params:  # fixed positions have no gradient to keep
+            grads["pos_emb"] = dpos
         for key in self.params:
             self._finite(grads[key], f"the gradient of params[{key!r}]")
         return {key: grads[key] for key in self.params}
@@ -274,7 +315,8 @@ class TinyLM:
         """Run new tokens (m,) through the model against the cache; return their logits (m, vocab).
 
         Each layer computes Q, K, V for the m new rows only, appends K and V to the
-        cache, and lets the new queries attend to every cached position.
+        cache, and lets the new queries attend to every cached position. With RoPE the
+        new rows' q and k are rotated by their own positions first: the cache keeps rotated keys.
         """
         if not self.causal:
             raise ValueError("a KV cache needs a causal model: with causal=False every new token "

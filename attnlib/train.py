@@ -218,6 +218,13 @@ PRESETS = {
     # in-context copying (notebook 15): attention-only, one head per layer. Without the 1/sqrt(d_head)
     # scale and with init 0.05 two layers form an induction circuit within a few hundred steps; with the
     # scale, or init 0.02, the second layer settles on a guess by position (bench/induction.py).
+    # relative positions (notebook 16): name the word 8 back, trained on rows of 16 and built for rows up to 128, with
+    # positions="learned", "sinusoid" or "rope" (model_kwargs). Attention-only, one head of 32 features. In our trials
+    # at lr 1e-2 RoPE did not learn the rows of 16 on two seeds of six, and with two heads of 16 features a far offset
+    # (27) scored like 8 on rows of 32; at lr 3e-3 the sinusoids learned too slowly (bench/rope.py --seeds 6).
+    "look_back": dict(task=lambda: data.LookBackTask(seq_len=16, lag=8),
+                      model=dict(d_model=32, n_heads=1, n_layers=1, mlp=False, max_len=128, dtype=np.float32),
+                      train=dict(steps=600, lr=5e-3, batch_size=32, rule_only=True)),
     "induction": dict(task=lambda: data.RepeatTask(seq_len=24, span=(3, 10)),
                       model=dict(d_model=32, n_heads=1, n_layers=2, mlp=False, dtype=np.float32, init_std=0.05,
                                  attn_scale=False),
@@ -238,8 +245,8 @@ def train_task(name, seed=0, progress=True, model_kwargs=None, **train_kwargs):
     task = preset["task"]()
     if model_kwargs is not None and not isinstance(model_kwargs, dict):
         raise ValueError(f"model_kwargs must be a dict or None, got {type(model_kwargs).__name__}")
-    sizes = {**preset["model"], **(model_kwargs or {})}
-    model = TinyLM(len(task.tokenizer), max_len=task.seq_len, seed=seed, **sizes)
+    sizes = {"max_len": task.seq_len, **preset["model"], **(model_kwargs or {})}  # a preset may allow longer rows
+    model = TinyLM(len(task.tokenizer), seed=seed, **sizes)
     options = {**preset["train"], **train_kwargs}
     start = time.perf_counter()
     history = train(model, task, seed=seed, progress=progress, **options)

@@ -48,6 +48,7 @@ def cases(n):
         ("heads-layers heatmap", "matplotlib", widgets.heads_layers_explorer(A_stack, tokens, view="heatmap"),
          "head", (1, 0)),
         ("kv-cache", "table", widgets.kv_cache_explorer(sentence), "step", (n, n - 1)),
+        ("rope", "table", widgets.rope_explorer(sentence), "shift", (7, 70)),
     ]
 
 

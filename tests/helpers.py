@@ -1,5 +1,6 @@
 """Helpers for the tests (importable because tests/conftest.py puts tests/ on sys.path)."""
 import importlib
+import math
 import os
 import pathlib
 
@@ -83,17 +84,38 @@ def plain_norm(X, g, b):
     return (X - mu) / np.sqrt(((X - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g + b
 
 
-def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True):
+def plain_rotate(M, theta=10000.0):
+    """RoPE written out: row t of M (n, d), pair (2i, 2i+1), times the 2x2 rotation by t * theta^(-2i/d)."""
+    out, d = np.array(M, dtype=np.float64), M.shape[1]
+    for t in range(M.shape[0]):
+        for i in range(d // 2):
+            a = t / theta ** (2 * i / d)
+            x, y = out[t, 2 * i], out[t, 2 * i + 1]
+            out[t, 2 * i], out[t, 2 * i + 1] = x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)
+    return out
+
+
+def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True, positions="learned"):
     """A TinyLM forward pass on one sequence, written out in plain numpy from the block's equations (no attnlib):
     an independent reading of a trained model. Returns logits (n, vocab) and maps (n_layers, n_heads, n, n).
-    scale=False leaves out 1/sqrt(d_head); mlp=False is an attention-only block (no second norm, no MLP)."""
+    scale=False leaves out 1/sqrt(d_head); mlp=False is an attention-only block (no second norm, no MLP).
+    positions: "learned" adds p["pos_emb"][t] to row t, "sinusoid" adds sin/cos(t / 10000^(2i/d_model)) (even,
+    odd columns), "rope" adds nothing and rotates each head's q and k rows (plain_rotate)."""
     norm = plain_norm
 
     def gelu(X):
         return 0.5 * X * (1 + np.tanh(np.sqrt(2 / np.pi) * (X + 0.044715 * X ** 3)))
 
     n = len(ids)
-    X = p["tok_emb"][ids] + p["pos_emb"][:n]  # (n, d_model)
+    X = np.array(p["tok_emb"][ids], dtype=np.float64)  # (n, d_model)
+    if positions == "learned":
+        X += p["pos_emb"][:n]
+    elif positions == "sinusoid":
+        for t in range(n):
+            for i in range(X.shape[1] // 2):
+                X[t, 2 * i] += math.sin(t / 10000 ** (2 * i / X.shape[1]))
+                X[t, 2 * i + 1] += math.cos(t / 10000 ** (2 * i / X.shape[1]))
+    turn = plain_rotate if positions == "rope" else (lambda M: M)
     maps = []
     for i in range(n_layers):
         b = {key.split(".")[-1]: value for key, value in p.items() if key.startswith(f"blocks.{i}.")}
@@ -102,7 +124,7 @@ def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True):
         outs, layer = [], []
         for h in range(n_heads):
             cols = slice(h * d, (h + 1) * d)
-            S = (H @ b["Wq"][:, cols]) @ (H @ b["Wk"][:, cols]).T / (np.sqrt(d) if scale else 1.0)  # (n, n)
+            S = turn(H @ b["Wq"][:, cols]) @ turn(H @ b["Wk"][:, cols]).T / (np.sqrt(d) if scale else 1.0)  # (n, n)
             if causal:
                 S[np.triu_indices(n, k=1)] = -np.inf
             layer.append(softmax_rows(S))

@@ -72,7 +72,11 @@ LESSONS = (
     Lesson("15_induction_heads", "What two layers find",
            "an induction head: one layer cannot copy from context, two can; found by scores, proved by ablation",
            ("induction_explorer",), ("previous_token_score", "prefix_matching_score", "ablate_head")),
-    Lesson("16_your_own_model", "Your own model",
+    Lesson("16_rope", "Relative positions: RoPE",
+           "rotate each pair of $q$ and $k$ features by an angle that grows with the position: "
+           "scores see only the offset",
+           ("rope_explorer",), ("rope", "rope_attention")),
+    Lesson("17_your_own_model", "Your own model",
            "your functions inside TinyLM: it trains on the running example and generates with your cache",
            ("ops_explorer",), ("capstone",)),
 )

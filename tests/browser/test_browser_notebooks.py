@@ -269,6 +269,22 @@ def induction_explorer(page, explorer):
     return f"clicked layer 0: previous-token score {score(text, 'previous-token')}"
 
 
+def rope_explorer(page, explorer):
+    """Move the shift slider by keyboard: every word stands further on, so every angle changes; the scores S,
+    made from q and k rotated by those angles, stay as they were (up to rounding)."""
+    before = tables(explorer)
+    slide(explorer, presses=3)
+    after = settle(page, explorer, before)
+    angle0, angle1 = (numbers(table_named(t, "angle")["values"]) for t in (before, after))
+    assert all(a1 > a0 for r0, r1 in zip(angle0, angle1) for a0, a1 in zip(r0[:1], r1[:1])), \
+        f"pair 0's angles should grow with the shift: {angle0} -> {angle1}"
+    assert table_named(after, "angle")["labels"] != table_named(before, "angle")["labels"], "positions not shown"
+    S0, S1 = (numbers(table_named(t, "S")["values"]) for t in (before, after))
+    assert max(abs(a - b) for r0, r1 in zip(S0, S1) for a, b in zip(r0, r1)) < 1e-9, \
+        f"the scores moved with the shift: {S0} -> {S1}"
+    return f"shift +3 by keyboard: pair 0 of the first word turned {angle0[0][0]} -> {angle1[0][0]} rad, S unchanged"
+
+
 def ops_explorer(page, explorer):
     """Pick a generation-only broken piece from the dropdown: the explorer retrains, and its note now says the
     two loss curves are identical (it opened on a backward piece, which parts at step 1)."""
@@ -296,6 +312,7 @@ EXPLORERS = {
     "kv-cache": kv_cache_explorer,
     "positions": positions_explorer,
     "induction": induction_explorer,
+    "rope": rope_explorer,
     "ops": ops_explorer,
 }
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from attnlib import data
-from attnlib.data import BlankTask, CopyTask, SentenceTask, Tokenizer
+from attnlib.data import BlankTask, CopyTask, LookBackTask, SentenceTask, Tokenizer
 from helpers import rng
 
 
@@ -92,7 +92,22 @@ def test_blank_task_answer_comes_after_the_blank():
     assert len(set(words[targets[mask]])) == 4
 
 
+def test_look_back_task_asks_for_the_word_lag_positions_back():
+    task = LookBackTask(seq_len=12, lag=5)
+    tokens, targets, mask = task.batch(64, rng(2))
+    assert tokens.shape == targets.shape == mask.shape == (64, 12) and len(task.tokenizer) == 12
+    for b in range(64):
+        for t in range(12):
+            assert mask[b, t] == (t >= 5)
+            assert targets[b, t] == (tokens[b, t - 5] if t >= 5 else -1)
+    assert len(np.unique(tokens)) == 12  # every word turns up: nothing is fixed by position
+    long = LookBackTask(seq_len=24, lag=5).batch(2, rng(3))
+    assert long.tokens.shape == (2, 24) and long.mask[:, 5:].all()
+
+
 def test_bad_sizes_raise():
+    with pytest.raises(ValueError, match="lag must be smaller than seq_len"):
+        LookBackTask(seq_len=8, lag=8)
     with pytest.raises(ValueError, match="span"):
         CopyTask(span=0)
     with pytest.raises(ValueError, match="seq_len"):

@@ -225,3 +225,29 @@ def test_float32_stays_float32_everywhere():
     assert at.tiled_attention(X, X, X).dtype == np.float32
     assert at.attend_step(X[-1], X, X).dtype == np.float32
     assert at.gelu(X).dtype == np.float32
+
+
+def test_rope_hand_case():
+    # d = 4: pair 0 turns 1 radian per position, pair 1 turns 10000^(-2/4) = 0.01
+    X = np.array([[1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 2.0], [3.0, 4.0, 5.0, 6.0]])
+    out = at.rope(X, np.array([1, 2, 0]))
+    c1, s1, c2, s2 = math.cos(1), math.sin(1), math.cos(2), math.sin(2)
+    expected = [[c1, s1, math.cos(0.01), math.sin(0.01)],
+                [c2, s2, -2 * math.sin(0.02), 2 * math.cos(0.02)],  # (0, 2) turned by 0.02
+                [3.0, 4.0, 5.0, 6.0]]  # position 0: unchanged
+    np.testing.assert_allclose(out, expected, rtol=1e-15, atol=1e-15)
+    # a quarter turn of pair 0 with theta = 1 (every pair at 1 radian per position, so pi/2 needs a float angle):
+    # (x, y) -> (-y, x) is the counter-clockwise direction
+    quarter = at.rope(np.array([[2.0, 5.0]]), np.array([3]), theta=1.0)
+    np.testing.assert_allclose(quarter, [[2 * math.cos(3) - 5 * math.sin(3), 2 * math.sin(3) + 5 * math.cos(3)]])
+
+
+def test_rope_scores_depend_only_on_the_offset():
+    r = rng(16)
+    Q, K = r.normal(size=(5, 8)), r.normal(size=(5, 8))
+    pos = np.arange(5)
+    S = at.rope(Q, pos) @ at.rope(K, pos).T
+    for shift in (1, 7, 1000):
+        np.testing.assert_allclose(at.rope(Q, pos + shift) @ at.rope(K, pos + shift).T, S, atol=1e-12)
+    # and without rotating, or rotating one side only, the scores move
+    assert not np.allclose(at.rope(Q, pos + 3) @ K.T, S)

@@ -40,6 +40,14 @@ W6 = r.normal(size=(6, 3))
     (lambda: at.attend_step(np.ones(2), np.ones((4, 2)), np.ones((3, 2))), r"K_cache has 4 rows but V_cache has 3"),
     (lambda: at.kv_cache_bytes(12, 12, 64, 0), r"seq_len must be >= 1"),
     (lambda: at.tiled_attention(X5, X5, X5, block=0), r"block must be >= 1"),
+    (lambda: at.rope(X5, np.arange(4)), r"X must have an even number of features .* d=5 \(X \(4, 5\)\)"),
+    (lambda: at.rope(np.ones((4, 6)), np.arange(3)), r"positions must have one entry per row of X, shape \(4,\), "
+                                                      r"got positions \(3,\) \(X \(4, 6\)\)"),
+    (lambda: at.rope(np.ones((2, 6)), np.array([0.0, 1.0])), r"positions must be an integer array"),
+    (lambda: at.rope(np.ones((2, 6)), np.array([-1, 0])), r"positions are counted from 0 .* got -1"),
+    (lambda: at.rope(np.ones((2, 6)), np.arange(2), theta=0.0), r"theta must be > 0"),
+    (lambda: at.TinyLM(5, 6, 2, 1, 4, positions="rope"), r"d_head = d_model / n_heads must be even"),
+    (lambda: at.TinyLM(5, 4, 2, 1, 4, positions="absolute"), r"positions must be one of"),
 ])
 def test_bad_input_raises_named_value_error(call, message):
     with pytest.raises(ValueError, match=message):

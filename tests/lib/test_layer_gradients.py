@@ -91,6 +91,20 @@ def test_multi_head_attention_backward():
     check_layer(forward, mha_grads, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
 
 
+def test_multi_head_attention_backward_with_rotated_queries_and_keys():
+    from attnlib.positions import rotation, rotation_tables
+    r = rng(18)
+    X = r.normal(size=(2, 5, 8))
+    Ws = [r.normal(size=(8, 8)) * 0.5 for _ in range(4)]
+    cos, sin = rotation_tables(5, 4, theta=3.0)  # 2 heads of d_head 4; a small theta so every pair turns visibly
+    rotary = rotation(cos, sin)
+
+    def forward(X, Wq, Wk, Wv, Wo):
+        return mha_forward(X, Wq, Wk, Wv, Wo, n_heads=2, rotary=rotary)
+
+    check_layer(forward, mha_grads, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
+
+
 def test_block_backward():
     model = TinyLM(5, 4, 2, 1, 6, seed=1, init_std=0.5)
     p = {k: v + 0.1 * rng(9).normal(size=v.shape) for k, v in model.block_params(0).items()}
@@ -154,10 +168,13 @@ def test_cross_entropy_backward_with_ignored_positions():
     assert loss()[0] == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.parametrize("causal, norm, mlp", [(True, "pre", True), (False, "pre", True), (True, "post", True),
-                                               (True, "pre", False), (True, "post", False)])
-def test_whole_tinylm_gradients(causal, norm, mlp):
-    model = TinyLM(6, 8, 2, 2, 6, seed=3, init_std=0.4, causal=causal, d_ff=8, norm=norm, mlp=mlp)
+@pytest.mark.parametrize("causal, norm, mlp, positions", [
+    (True, "pre", True, "learned"), (False, "pre", True, "learned"), (True, "post", True, "learned"),
+    (True, "pre", False, "learned"), (True, "post", False, "learned"), (True, "pre", True, "sinusoid"),
+    (True, "pre", True, "rope"), (False, "post", False, "rope")])
+def test_whole_tinylm_gradients(causal, norm, mlp, positions):
+    model = TinyLM(6, 8, 2, 2, 6, seed=3, init_std=0.4, causal=causal, d_ff=8, norm=norm, mlp=mlp,
+                   positions=positions)
     r = rng(14)
     for k in model.params:  # move gains and biases off 1 and 0 so every path matters
         model.params[k] += 0.1 * r.normal(size=model.params[k].shape)

@@ -99,3 +99,48 @@ def test_pre_ln_block(torch, causal):
     X = r.normal(size=(n, d))
     expected = TorchBlock(torch, p, n_heads)(t64(torch, X)[None], causal)[0].detach().numpy()
     np.testing.assert_allclose(at.transformer_block(X, p, n_heads, causal=causal), expected, rtol=1e-11, atol=1e-12)
+
+
+def torch_rope(torch, X, positions, theta=10000.0):
+    """RoPE as complex multiplication (the form LLaMA's reference code uses): adjacent features (2i, 2i+1) are the
+    real and imaginary parts of one complex number, multiplied by e^(i * position * theta^(-2i/d))."""
+    d = X.shape[-1]
+    freqs = 1.0 / theta ** (torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    turn = torch.polar(torch.ones(len(positions), d // 2, dtype=torch.float64),
+                       torch.outer(positions.to(torch.float64), freqs))  # (n, d/2): e^(i angle)
+    z = torch.view_as_complex(X.reshape(*X.shape[:-1], d // 2, 2).contiguous())
+    return torch.view_as_real(z * turn).reshape(X.shape)
+
+
+@pytest.mark.parametrize("theta", [10000.0, 100.0])
+def test_rope_matches_complex_multiplication_in_torch(torch, theta):
+    r = rng(5)
+    X, positions = r.normal(size=(9, 8)), r.integers(0, 500, 9)
+    expected = torch_rope(torch, t64(torch, X), torch.tensor(positions), theta).numpy()
+    np.testing.assert_allclose(at.rope(X, positions, theta), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_attention_on_rope_rotated_q_and_k_and_its_gradients_match_torch(torch):
+    """TinyLM's attention path with RoPE (attnlib.attention.mha_forward with a rotation, and its backward) against
+    torch: rope by complex multiplication, scaled_dot_product_attention, autograd."""
+    from attnlib.attention import mha_forward, mha_grads
+    from attnlib.positions import rotation, rotation_tables
+    r = rng(6)
+    B, T, d_model, n_heads = 2, 7, 8, 2
+    X, dY = r.normal(size=(B, T, d_model)), r.normal(size=(B, T, d_model))
+    Ws = [r.normal(size=(d_model, d_model)) / 2 for _ in range(4)]
+    Y, cache = mha_forward(X, *Ws, n_heads, rotary=rotation(*rotation_tables(T, d_model // n_heads)))
+    dX, *dW = mha_grads(dY, cache)
+
+    x, (wq, wk, wv, wo) = t64(torch, X).requires_grad_(), [t64(torch, W).requires_grad_() for W in Ws]
+    pos = torch.arange(T)
+
+    def heads(M):  # (B, T, d_model) -> (B, n_heads, T, d_head)
+        return M.view(B, T, n_heads, d_model // n_heads).transpose(1, 2)
+    q, k, v = torch_rope(torch, heads(x @ wq), pos), torch_rope(torch, heads(x @ wk), pos), heads(x @ wv)
+    O = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    y = O.transpose(1, 2).reshape(B, T, d_model) @ wo
+    (y * t64(torch, dY)).sum().backward()
+    np.testing.assert_allclose(Y, y.detach().numpy(), rtol=1e-11, atol=1e-12)
+    for ours, theirs, name in zip([dX, *dW], [x, wq, wk, wv, wo], ["X", "Wq", "Wk", "Wv", "Wo"]):
+        np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-10, atol=1e-11, err_msg=name)

@@ -552,6 +552,49 @@ def test_layers(seed, n, d):
     assert_clean()
 
 
+def ref_rope(X, positions, theta=10000.0):
+    """Each pair (2i, 2i+1) of row t times the 2x2 rotation by positions[t] * theta^(-2i/d), one pair at a time."""
+    X = F(X)
+    need_rank(X, 2)
+    need_finite(X)
+    if X.shape[1] % 2:
+        raise MustRaise("d must be even")
+    if isinstance(positions, np.ma.MaskedArray):
+        raise MustRaise("masked positions")
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu" or pos.shape != (X.shape[0],) or (pos.size and pos.min() < 0):
+        raise MustRaise("positions are n integers from 0")
+    if isinstance(theta, (bool, np.bool_)) or not isinstance(theta, (int, float, np.floating)) or not (
+            np.isfinite(theta) and theta > 0):
+        raise MustRaise("theta is a positive number")
+    out = np.empty_like(X)
+    n, d = X.shape
+    for t in range(n):
+        for i in range(d // 2):
+            a = float(pos[t]) * float(theta) ** (-2 * i / d)
+            R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+            out[t, 2 * i:2 * i + 2] = R @ X[t, 2 * i:2 * i + 2]
+    return finite(out)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, n=sizes, pairs=st.integers(1, 3), theta=st.sampled_from([10000.0, 100.0, 1.0, 0.5]))
+def test_rope(seed, n, pairs, theta):
+    X = normal(seed, n, 2 * pairs)
+    positions = np.random.default_rng(seed).integers(0, 50, n)
+    args = {"X": X, "positions": positions, "theta": theta}
+    sweep("rope", attnlib.rope, args, ref_rope, {"X": "array", "theta": "float"})
+    for label, value in (("list", positions.tolist()), ("int32", positions.astype(np.int32)),
+                         ("uint8", positions.astype(np.uint8)), ("float", positions.astype(float)),
+                         ("bool", positions > 10), ("negative", positions - 60), ("short", positions[:-1]),
+                         ("2-D", positions[None]), ("None", None), ("string", "0123"),
+                         ("masked", np.ma.array(positions)), ("huge", positions + 2**40)):
+        outcome(f"rope(positions={label})", attnlib.rope, dict(args, positions=value), ref_rope, ["positions"],
+                valid=label in ("list", "int32", "uint8", "huge"), rtol=1e-6 if label == "huge" else 1e-9)
+    outcome("rope(odd d)", attnlib.rope, dict(args, X=normal(seed, n, 2 * pairs + 1)), ref_rope, ["X", "d="])
+    assert_clean()
+
+
 def test_kv_cache_bytes():
     def ref(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
         for v in (n_layers, n_heads, d_head, seq_len, batch, bytes_per_value):
@@ -816,6 +859,14 @@ def test_tinylm_constructor():
             outcome(f"TinyLM({flag}={vlabel})", TinyLM, dict(base, **{flag: value}),
                     lambda **kw: need_bool(kw.get("attn_scale", True), kw.get("causal", True)), [flag],
                     valid=vkind == "valid")
+    for vlabel, value in (("'rope'", "rope"), ("'sinusoid'", "sinusoid"), ("'learned'", "learned"),
+                          ("'RoPE'", "RoPE"), ("None", None), ("1", 1), ("'absolute'", "absolute")):
+        outcome(f"TinyLM(positions={vlabel})", TinyLM, dict(base, positions=value),
+                lambda **kw: None if kw["positions"] in ("learned", "sinusoid", "rope") else
+                (_ for _ in ()).throw(MustRaise("positions is one of three names")), ["positions"],
+                valid=value in ("learned", "sinusoid", "rope"))
+    outcome("TinyLM(positions='rope', odd d_head)", TinyLM, dict(base, d_model=6, n_heads=2, positions="rope"),
+            lambda **kw: (_ for _ in ()).throw(MustRaise("odd d_head cannot be paired")), ["d_head"])
     model = outcome("TinyLM(init_std=np.float32)", TinyLM, dict(base, init_std=np.float32(0.02)), ref_build,
                     ["init_std"], valid=True)
     assert model is not None and model.init_std == pytest.approx(0.02)

@@ -203,3 +203,91 @@ def test_bad_construction_and_cache_misuse():
     with pytest.raises(ValueError, match="causal"):
         small(causal=False).generate(np.array([1, 2]), 3)
     assert len(small(causal=False).generate(np.array([1, 2]), 3, use_cache=False)) == 5
+
+
+# ---------------------------------------------------------------------------
+# positions: learned rows, fixed sinusoids, or rotated q and k (RoPE)
+
+def rotate_rows(M, positions, theta=10000.0):
+    """Each adjacent pair (2i, 2i+1) of row t turned by positions[t] * theta^(-2i/d), pair by pair."""
+    out = M.copy()
+    d = M.shape[1]
+    for t, pos in enumerate(positions):
+        for i in range(d // 2):
+            a = pos * theta ** (-2 * i / d)
+            x, y = M[t, 2 * i], M[t, 2 * i + 1]
+            out[t, 2 * i], out[t, 2 * i + 1] = x * np.cos(a) - y * np.sin(a), x * np.sin(a) + y * np.cos(a)
+    return out
+
+
+def positions_reference(model, tokens):
+    """TinyLM's logits for one sequence, head by head, with its positions written out from their formulas."""
+    p, T, d = model.params, len(tokens), model.d_model
+    X = p["tok_emb"][tokens].copy()
+    if model.positions == "learned":
+        X += p["pos_emb"][:T]
+    elif model.positions == "sinusoid":
+        for t in range(T):
+            for i in range(d // 2):
+                X[t, 2 * i] += np.sin(t / 10000 ** (2 * i / d))
+                X[t, 2 * i + 1] += np.cos(t / 10000 ** (2 * i / d))
+    dh = model.d_head
+    for layer in range(model.n_layers):
+        b = {k: p[f"blocks.{layer}.{k}"] for k in BLOCK_KEYS}
+        H = layer_norm(X, b["ln1_g"], b["ln1_b"])
+        heads = []
+        for h in range(model.n_heads):
+            cols = slice(h * dh, (h + 1) * dh)
+            Q, K, V = H @ b["Wq"][:, cols], H @ b["Wk"][:, cols], H @ b["Wv"][:, cols]
+            if model.positions == "rope":
+                Q, K = rotate_rows(Q, range(T)), rotate_rows(K, range(T))  # V is never rotated
+            S = Q @ K.T / np.sqrt(dh)
+            S[np.triu_indices(T, 1)] = -np.inf
+            heads.append(np.exp(S - S.max(1, keepdims=True)) / np.exp(S - S.max(1, keepdims=True)).sum(1,
+                                                                                                     keepdims=True) @ V)
+        X = X + np.concatenate(heads, axis=1) @ b["Wo"]
+        Hm = layer_norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]
+        X = X + 0.5 * Hm * (1 + np.tanh(np.sqrt(2 / np.pi) * (Hm + 0.044715 * Hm ** 3))) @ b["W2"] + b["b2"]
+    return layer_norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"]
+
+
+@pytest.mark.parametrize("positions", ["learned", "sinusoid", "rope"])
+def test_each_kind_of_positions_matches_its_formula(positions):
+    model = small(positions=positions, max_len=20)
+    assert ("pos_emb" in model.params) == (positions == "learned")
+    assert (positions != "learned") == (f"positions={positions!r}" in repr(model))
+    tokens = rng(20).integers(0, 11, 12)
+    np.testing.assert_allclose(model.forward(tokens), positions_reference(model, tokens), atol=1e-10)
+
+
+def test_rope_model_sees_offsets_only_and_its_cache_holds_rotated_keys():
+    model = small(positions="rope", max_len=24)
+    tokens = rng(21).integers(0, 11, 14)
+    cache = model.new_cache()
+    rows = [model.step(tokens[:5], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(5, 14)]
+    np.testing.assert_allclose(np.concatenate(rows), model.forward(tokens), atol=1e-12)
+    # the cached keys are layer 0's keys rotated by their positions: the same rows a full pass computes
+    p = model.params
+    H = layer_norm(p["tok_emb"][tokens], p["blocks.0.ln1_g"], p["blocks.0.ln1_b"])
+    for h in range(model.n_heads):
+        cols = slice(h * model.d_head, (h + 1) * model.d_head)
+        np.testing.assert_allclose(cache.keys(0)[h], rotate_rows(H @ p["blocks.0.Wk"][:, cols], range(14)),
+                                   atol=1e-12)
+        np.testing.assert_allclose(cache.values(0)[h], H @ p["blocks.0.Wv"][:, cols], atol=1e-12)
+    prompt = tokens[:3]
+    np.testing.assert_array_equal(model.generate(prompt, 20), model.generate(prompt, 20, use_cache=False))
+    hot = dict(temperature=1.0)
+    np.testing.assert_array_equal(model.generate(prompt, 20, rng=np.random.default_rng(2), **hot),
+                                  model.generate(prompt, 20, use_cache=False, rng=np.random.default_rng(2), **hot))
+
+
+def test_a_rope_model_has_no_position_to_learn_and_refuses_what_cannot_rotate():
+    model = small(positions="rope")
+    _, grads = model.loss_and_grads(rng(22).integers(0, 11, (2, 6)), rng(23).integers(0, 11, (2, 6)))
+    assert set(grads) == set(model.params) and "pos_emb" not in grads
+    with pytest.raises(ValueError, match="cannot run a model with positions='rope'"):
+        small(positions="rope", ops={"multi_head_attention": lambda *a: None})
+    with pytest.raises(ValueError, match="d_model must be even"):
+        TinyLM(11, 5, 1, 1, 8, positions="sinusoid")
+    with pytest.raises(ValueError, match="positions must be one of"):
+        small(positions=None)

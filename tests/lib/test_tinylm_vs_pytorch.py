@@ -13,17 +13,35 @@ from attnlib.model import TinyLM
 from helpers import need, rng
 
 
-def torch_logits(torch, P, tokens, n_heads, n_layers, causal=True, scale=True):
+def torch_rotate(torch, M):
+    """RoPE on (B, n_heads, T, d_head) as complex multiplication: adjacent features (2i, 2i+1) are one complex
+    number, multiplied by e^(i t 10000^(-2i/d_head)) at position t."""
+    T, d = M.shape[-2:]
+    freqs = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    angle = torch.outer(torch.arange(T, dtype=torch.float64), freqs)  # (T, d/2)
+    z = torch.view_as_complex(M.reshape(*M.shape[:-1], d // 2, 2).contiguous())
+    return torch.view_as_real(z * torch.polar(torch.ones_like(angle), angle)).reshape(M.shape)
+
+
+def torch_logits(torch, P, tokens, n_heads, n_layers, causal=True, scale=True, positions="learned"):
     F = torch.nn.functional
     B, T = tokens.shape
-    X = P["tok_emb"][tokens] + P["pos_emb"][:T]
+    X = P["tok_emb"][tokens]
     d = X.shape[-1]
+    if positions == "learned":
+        X = X + P["pos_emb"][:T]
+    elif positions == "sinusoid":  # the original transformer's table, from its formula
+        angle = torch.outer(torch.arange(T, dtype=torch.float64),
+                            10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d))
+        X = X + torch.stack([torch.sin(angle), torch.cos(angle)], dim=-1).reshape(T, d)
     d_head = d // n_heads
     future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
     for i in range(n_layers):
         p = {k: P[f"blocks.{i}.{k}"] for k in BLOCK_KEYS}
         H = F.layer_norm(X, (d,), p["ln1_g"], p["ln1_b"], eps=1e-5)
         Q, K, V = [(H @ p[w]).view(B, T, n_heads, d_head).transpose(1, 2) for w in ("Wq", "Wk", "Wv")]
+        if positions == "rope":
+            Q, K = torch_rotate(torch, Q), torch_rotate(torch, K)
         S = Q @ K.transpose(-1, -2)
         if scale:
             S = S / math.sqrt(d_head)
@@ -36,7 +54,8 @@ def torch_logits(torch, P, tokens, n_heads, n_layers, causal=True, scale=True):
     return F.layer_norm(X, (d,), P["ln_f_g"], P["ln_f_b"], eps=1e-5) @ P["W_out"]
 
 
-@pytest.mark.parametrize("options", [{}, {"causal": False}, {"attn_scale": False}])
+@pytest.mark.parametrize("options", [{}, {"causal": False}, {"attn_scale": False}, {"positions": "sinusoid"},
+                                     {"positions": "rope"}, {"positions": "rope", "causal": False}])
 def test_logits_and_every_gradient_match_pytorch(options):
     torch = need("torch", "install the parity extra: pip install -e .[parity]")
     model = TinyLM(13, 16, 4, 3, 12, seed=2, init_std=0.3, **options)
@@ -49,7 +68,8 @@ def test_logits_and_every_gradient_match_pytorch(options):
 
     P = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in model.params.items()}
     logits = torch_logits(torch, P, torch.tensor(tokens), model.n_heads, model.n_layers,
-                          causal=options.get("causal", True), scale=options.get("attn_scale", True))
+                          causal=options.get("causal", True), scale=options.get("attn_scale", True),
+                          positions=options.get("positions", "learned"))
     loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 13), torch.tensor(targets).reshape(-1),
                                              ignore_index=-1)
     loss.backward()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from attnlib.data import BlankTask, CopyTask
+from attnlib.data import BlankTask, CopyTask, LookBackTask
 from attnlib.model import TinyLM
 from attnlib.optim import Adam, clip_grad_norm
 from attnlib.train import accuracy, evaluate, lr_at, train, train_task
@@ -105,6 +105,14 @@ def test_bidirectional_beats_causal_on_fill_in_the_blank():
     assert bidirectional.accuracy >= 0.95
     assert causal.accuracy <= 0.5  # it cannot see the place word: about 1 in 4
     assert evaluate(bidirectional.model, BlankTask())["loss"] < evaluate(causal.model, BlankTask())["loss"]
+
+
+def test_look_back_preset_builds_longer_rows_than_it_trains_on_and_rope_reads_them():
+    result = train_task("look_back", progress=False, model_kwargs=dict(positions="rope"))
+    assert result.task.seq_len == 16 and result.model.max_len == 128 and result.model.positions == "rope"
+    assert result.accuracy >= 0.99
+    longer = LookBackTask(seq_len=32, lag=8).batch(128, np.random.default_rng(5))
+    assert accuracy(result.model, longer) >= 0.95
 
 
 def test_unknown_preset():

@@ -50,6 +50,7 @@ ALL = {
     "kv-cache": lambda: widgets.kv_cache_explorer(),
     "positions": lambda: widgets.positions_explorer(),
     "induction": lambda: widgets.induction_explorer(*untrained_induction_model()),
+    "rope": lambda: widgets.rope_explorer(),
     "ops": lambda: widgets.ops_explorer(steps=10),
 }
 
@@ -401,6 +402,8 @@ def test_positions_explorer_uses_the_p_it_is_given_and_reports_bad_input():
     (lambda: widgets.heads_layers_explorer(np.ones((1, 1, 4, 4)), list("abc")), "tokens has 3 labels"),
     (lambda: widgets.projection_explorer([1.0, 2.0], np.ones((3, 2))), "x must be (d_in,)"),
     (lambda: widgets.attention_explorer("..."), "no words"),
+    (lambda: widgets.rope_explorer("..."), "no words"),
+    (lambda: widgets.rope_explorer(theta=0.0), "theta must be > 0"),
 ])
 def test_explorers_reject_bad_input(build, words):
     with pytest.raises(ValueError) as err:
@@ -506,7 +509,7 @@ def test_attention_explorer_shows_a_given_head():
 
 
 # ----------------------------------------------------------------------------
-# ops (notebook 16): one broken piece inside TinyLM, against attnlib's own run
+# ops (notebook 17): one broken piece inside TinyLM, against attnlib's own run
 
 def plain_training(ops, steps):
     """TinyLM on the cat sentences from seed 0, trained as the explorer says it does: the loss of every step."""
@@ -595,3 +598,48 @@ def test_induction_explorer_refuses_unknown_words_and_draws_new_repeats():
     assert ex.controls["sentence"].value != first and ex.error is None
     ex.controls["sentence"].value = "ba dog ko"
     assert "dog" in ex.error and ex.state["words"] != ["ba", "dog", "ko"]
+
+
+# ----------------------------------------------------------------------------
+# rope (notebook 16): each pair's angle by position, and scores that a shift of every position leaves alone
+
+def turned(M, positions, theta):
+    """Pair (2i, 2i+1) of row t times the rotation matrix of positions[t] * theta^(-2i/d), pair by pair."""
+    out, d = np.array(M, dtype=float), M.shape[1]
+    for t, p in enumerate(positions):
+        for i in range(d // 2):
+            a = p / theta ** (2 * i / d)
+            R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            out[t, 2 * i:2 * i + 2] = R @ M[t, 2 * i:2 * i + 2]
+    return out
+
+
+def test_rope_explorer_shows_each_pairs_angle_and_scores_from_rotated_q_and_k():
+    ex = widgets.rope_explorer()
+    ex.controls["shift"].value, ex.controls["theta"].value = 7, 100.0
+    e = essay_example("the cat sat on the mat")
+    Q, K = e["X"] @ e["Wq"], e["X"] @ e["Wk"]
+    pos = np.arange(6) + 7
+    assert ex.state["angle"].shape == (6, 3)
+    for t in range(6):
+        for i in range(3):
+            assert ex.state["angle"][t, i] == pytest.approx(pos[t] * 100.0 ** (-2 * i / 6), rel=1e-12)
+    S = turned(Q, pos, 100.0) @ turned(K, pos, 100.0).T / np.sqrt(6)
+    np.testing.assert_allclose(ex.state["S"], S, atol=1e-12)
+    (table,) = [t for t in Cells(ex.views["angles"].value).tables if t["name"] == "angle"]
+    assert table["row_labels"] == ["the @7", "cat @8", "sat @9", "on @10", "the @11", "mat @12"]
+
+
+def test_rope_explorer_scores_do_not_move_with_the_sentence_and_tell_repeats_apart_only_when_rotated():
+    ex = widgets.rope_explorer()
+    S0 = ex.state["S"].copy()
+    assert not np.allclose(S0[0], S0[4])  # the two "the" rows: rotated by 0 and by 4, they score differently
+    for shift in (1, 50, 100):
+        ex.controls["shift"].value = shift
+        np.testing.assert_allclose(ex.state["S"], S0, atol=1e-12)
+        assert ex.state["moved"] < 1e-12 and "rounding only" in ex.views["note"].value
+    ex.controls["rotate"].value = False
+    np.testing.assert_allclose(ex.state["S"][0], ex.state["S"][4], atol=1e-15)  # unrotated: the same row
+    assert "No rotation" in ex.views["note"].value
+    ex.controls["sentence"].value = "?!"
+    assert "no words" in ex.error and ex.state["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]

@@ -1,4 +1,4 @@
-"""Notebook 16 (your own model): the claims its text makes.
+"""Notebook 17 (your own model): the claims its text makes.
 
 The pieces handed to TinyLM(ops=...) here are written again in plain numpy, independently of the notebook's
 (loops, other formulas, other mistakes of the same kind); the forward pass is recomputed by a loop over positions;
@@ -97,14 +97,14 @@ def cache_step_without_scale(q, k, v, K_cache, V_cache):  # broken for generatio
 # ---------------------------------------------------------------------------
 # the model is a composition of the exercises' functions
 
-def test_16_the_fourteen_ops_belong_to_lessons_06_to_14():
+def test_17_the_fourteen_ops_belong_to_lessons_06_to_14():
     from attnlib.course import lesson
     from attnlib.learner_ops import NAMES
     assert len(NAMES) == 14
     assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 15)}
 
 
-def test_16_the_forward_pass_is_the_composition_position_by_position():
+def test_17_the_forward_pass_is_the_composition_position_by_position():
     from attnlib import TinyLM
     t = task()
     model = TinyLM(len(t.tokenizer), **SIZE, init_std=0.3)
@@ -128,7 +128,7 @@ def test_16_the_forward_pass_is_the_composition_position_by_position():
                                rtol=1e-10, atol=1e-12)
 
 
-def test_16_correct_pieces_reproduce_attnlibs_loss_curve(reference):
+def test_17_correct_pieces_reproduce_attnlibs_loss_curve(reference):
     ref_model, ref = reference
     assert abs(ref[0] - math.log(19)) < 0.01 and ref[-1] < 0.4 * ref[0]
     mine = {"softmax": loop_softmax, "gelu": erf_free_gelu, "layer_norm": centred_layer_norm,
@@ -141,7 +141,7 @@ def test_16_correct_pieces_reproduce_attnlibs_loss_curve(reference):
 # ---------------------------------------------------------------------------
 # fingerprints
 
-def test_16_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generation_piece_never(reference):
+def test_17_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generation_piece_never(reference):
     _, ref = reference
     found = {name: parts_at(trained({name: fn}, steps=4)[1], ref) for name, fn in (
         ("next_token_logits", first_row_logits), ("attention_backward", swapped_attention_backward),
@@ -151,7 +151,7 @@ def test_16_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generat
     assert abs(backward[0] - ref[0]) < 1e-14  # step 0 is computed before any gradient
 
 
-def test_16_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(reference):
+def test_17_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(reference):
     _, ref = reference
 
     def attention_without_scale(Q, K, V, causal=True, scale=True):
@@ -164,7 +164,7 @@ def test_16_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(referen
     assert abs(losses[2] - ref[2]) > 5 * abs(losses[0] - ref[0])  # the gap grows as the weights grow
 
 
-def test_16_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(reference):
+def test_17_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(reference):
     _, ref = reference
     relu = trained({"gelu": lambda X: np.where(X > 0, X, 0.0)})[1]
 
@@ -179,7 +179,7 @@ def test_16_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(re
     assert parts_at(crippled, ref) == 1 and crippled[-1] > ref[-1] + 0.5
 
 
-def test_16_an_unscaled_cache_step_changes_the_generation_logits_not_the_trained_weights(reference):
+def test_17_an_unscaled_cache_step_changes_the_generation_logits_not_the_trained_weights(reference):
     from attnlib import TinyLM, sample_next
     ref_model, _ = reference
     t = task()
@@ -223,11 +223,11 @@ def counted_floor(rows=20000, seed=11):
     return total / batch.targets.size
 
 
-def test_16_the_grammars_floor_is_about_0_65():
+def test_17_the_grammars_floor_is_about_0_65():
     assert abs(counted_floor() - 0.651) < 0.01
 
 
-def test_16_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fixed():
+def test_17_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fixed():
     from attnlib import TinyLM
 
     def peek_one_mask(n):
@@ -257,7 +257,7 @@ def test_16_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fix
 # ---------------------------------------------------------------------------
 # one at a time, and the check that does it
 
-def test_16_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_check(reference):
+def test_17_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_check(reference):
     from attnlib.checks import capstone
     from attnlib.learner_ops import NAMES
     _, ref = reference
