@@ -112,7 +112,8 @@ def test_a_gradient_is_fitted_to_its_own_terms():
 
 
 # Wrong options the whole check leaves unnamed, honestly: they raise on every probe (a transpose that breaks the
-# shapes), or the probes cannot tell them from a neighbour (1-D scores have one axis). Any other option must get
+# shapes), or the probes cannot tell them from a neighbour (1-D scores have one axis; a rotation's direction
+# cancels in the scores when Q and K are turned alike). Any other option must get
 # its own name.
 UNNAMED = {None, "raised-error"}
 LEFT_UNNAMED = {
@@ -127,6 +128,9 @@ LEFT_UNNAMED = {
     "prefix_matching_score": {"prefix-match-copies-never-found", "prefix-match-includes-itself",
                               "prefix-match-later-copies"},
     "self_attention": {"k-not-transposed", "va-instead-of-av"},
+    "rope_attention": {"k-not-transposed", "va-instead-of-av",  # Q and K turned alike: these give the same scores
+                       "rope-sin-cos-swapped", "rope-rotation-clockwise", "rope-rotation-transposed",
+                       "rope-rotation-reflected"},
 }
 # A wrong option whose output the probes cannot tell from another mistake's, named by what both do.
 SAME_OUTPUT = {
