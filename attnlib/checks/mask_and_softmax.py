@@ -69,7 +69,7 @@ def scale_steps(d, c):
 def product_steps(Q, K, c):
     """Q Kᵀ (n_q, n_k): every query against every key."""
     return c.step("score product", right=lambda: Q @ K.T, kq_instead_of_qk=lambda: K @ Q.T,
-                  k_not_transposed=lambda: Q @ K)
+                  k_not_transposed=lambda: Q @ K, scores_diagonal_only=lambda: (Q * K).sum(axis=-1))
 
 
 def score_steps(Q, K, scale, c, widths=None):

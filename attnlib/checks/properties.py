@@ -274,10 +274,9 @@ def shape_finding(f, seen):
     found = _container(seen)
     if found:
         return found
-    for _p, o, e in seen:
-        if o.kind != "ok" or close(o.value, e):
-            continue
-        got = o.value
+    failing = [(o.value, e) for _p, o, e in seen if o.kind == "ok" and not close(o.value, e)]
+    reshaped = all(_reshaped(g, e) for g, e in failing)  # the right numbers, only in another shape, on every probe
+    for got, e in failing:
         if isinstance(e, tuple):
             if isinstance(got, (tuple, list)) and len(got) == len(e):
                 parts = [_float(g) for g in got]
@@ -303,14 +302,12 @@ def shape_finding(f, seen):
             continue
         if g.ndim == 2 and g.shape == e.shape[::-1] and close(g.T, e):
             return "output-transposed", f"your result has shape {g.shape}, the expected {e.shape} transposed"
-        if g.shape != e.shape and g.ndim != e.ndim and g.size == e.size and close(g.reshape(e.shape), e):
+        if reshaped and g.shape != e.shape and g.ndim != e.ndim:
             ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
             found = ("extra-axis" if g.ndim > e.ndim else "axis-dropped") if ones else "flattened"
             return found, f"your result has shape {g.shape}, expected {e.shape}"
-        if e.ndim >= 1 and g.ndim == e.ndim - 1 and g.shape == e.shape[1:]:
-            for r in (0, -1):
-                if close(g, e[r]):
-                    return "only-one-row", f"you returned row {r % len(e)} of the expected result only"
+        if all(_one_row(x, y) is not None for x, y in failing):
+            return "only-one-row", f"you returned row {_one_row(g, e) % len(e)} of the expected result only"
         if e.ndim >= 1 and g.ndim == e.ndim and g.shape[1:] == e.shape[1:] and len(g) == len(e) - 1:
             if close(g, e[1:]) or close(g, e[:-1]):
                 return "loop-off-by-one", f"you returned {len(g)} rows, expected {len(e)}: one row is missing"
@@ -319,6 +316,19 @@ def shape_finding(f, seen):
             if wrong in ([0], [len(e) - 1]) and not np.any(g[wrong[0]]):
                 return "loop-off-by-one", f"every row is right except row {wrong[0]}, which is all zeros"
     return None
+
+
+def _one_row(got, e):
+    """0 or -1 when got is that row of e alone, else None."""
+    g = _float(got)
+    if g is None or not isinstance(e, np.ndarray) or e.ndim < 1 or g.ndim != e.ndim - 1 or g.shape != e.shape[1:]:
+        return None
+    return next((r for r in (0, -1) if close(g, e[r])), None)
+
+
+def _reshaped(got, e):
+    g = _float(got)
+    return g is not None and isinstance(e, np.ndarray) and g.size == e.size and close(g.reshape(e.shape), e)
 
 
 # ----------------------------------------------------------------------------

@@ -76,6 +76,11 @@ def rope_attention_steps(Q, K, V, positions, theta=10000.0, *, c):
                         rope_values_rotated=lambda: (turn(Q), turn(K), turn(V)),
                         rope_queries_only=lambda: (turn(Q), K, V), rope_keys_only=lambda: (Q, turn(K), V),
                         rope_not_applied=lambda: (Q, K, V))
+    if c("mask order", right="rows", rope_mask_by_positions="positions") == "positions":
+        t = np.asarray(positions)
+        S = np.where(t[None, :] > t[:, None], -np.inf, Qr @ Kr.T / np.sqrt(Q.shape[1]))  # (n, n)
+        A = np.exp(S - S.max(axis=1, keepdims=True))
+        return A / A.sum(axis=1, keepdims=True) @ Vr
     widths = {"scale_by_d_v": V.shape[1], "scale_by_length": len(Q)}
     return c.step("rotated output", right=lambda: attention_steps(Qr, Kr, Vr, True, True, c=c, widths=widths),
                   rope_output_rotated=lambda: turn(attention_steps(Q, K, V, True, True, c=c)))
@@ -110,12 +115,13 @@ CHOICES = {
     "pairs turned": "Count the pairs your rotation turns: every one of the d/2.",
     "written back": "Look at where each turned pair is written: back to the same two columns it was read from.",
     "what is rotated": "Look at which of Q, K and V your function rotates: the queries and the keys, only.",
+    "mask order": "Look at what your causal mask compares: the rows' order, whatever positions they carry.",
     "rotated output": "Look at where the rotation happens: before the scores, on Q and K.",
 }
 
 DIAGNOSES = {
-    "rope-exponent-not-doubled": "Pair i's frequency used the exponent i/d; it is 2i/d (the 2 counts the two features "
-                                 "of each pair), so your later pairs turn too fast.",
+    "rope-exponent-not-doubled": "The frequency of pair i used the exponent i/d instead of 2i/d (the 2 counts the "
+                                 "two features of each pair), so the later pairs turn too fast.",
     "rope-exponent-over-d-minus-2": "The exponent was divided by d - 2 instead of d, so the last pair turns at "
                                     "1/theta exactly and every pair but the first too slowly.",
     "rope-frequencies-inverted": "The frequencies were theta^(+2i/d) instead of theta^(-2i/d): the later pairs turn "
@@ -136,9 +142,9 @@ DIAGNOSES = {
                                     "number and every pair after the first turns at 1/theta.",
     "rope-positions-shifted-to-zero": "The positions were shifted to start at 0; a sentence that starts later keeps "
                                       "its positions, given to you as they are.",
-    "rope-power-precedence": "The power and the division were grouped wrongly: theta ** -2 * i / d is "
-                             "(theta^-2) i / d, not theta^(-2i/d); the whole exponent needs its own brackets.",
-    "rope-log10": "The frequencies were built with log10 of theta; theta^(-2i/d) is exp(-2i/d ln theta), the natural "
+    "rope-power-precedence": "The power and the division were grouped wrongly: the frequency came out as theta "
+                             "to the power -2, times i / d, instead of theta to the power -2i/d.",
+    "rope-log10": "The frequencies were built with the base-10 log of theta; theta^(-2i/d) comes from the natural "
                   "log.",
     "rope-angle-in-turns": "The angles were multiplied by 2 pi, as if the frequencies counted turns; they are already "
                            "radians per position.",
@@ -169,6 +175,8 @@ DIAGNOSES = {
     "rope-queries-only": "Only Q was rotated; K must be rotated too, or the scores do not depend on the offset alone.",
     "rope-keys-only": "Only K was rotated; Q must be rotated too, or the scores do not depend on the offset alone.",
     "rope-not-applied": "Neither Q nor K was rotated: this is plain causal attention, blind to the positions.",
+    "rope-mask-by-positions": "The causal mask compared the positions instead of the rows' order; the text masks by "
+                              "row order, and the two differ when the positions are not increasing.",
     "rope-output-rotated": "The output was rotated instead of the queries and keys: the rotation belongs before the "
                            "scores, on Q and K.",
 }
@@ -199,8 +207,8 @@ EXERCISES = [
                  "from 100, another theta, one row",
         hint1="RoPE changes only where the scores come from: rotate the queries and the keys by their positions, then "
               "run causal attention as in lesson 07. The values are mixed unrotated.",
-        hint2="rope(Q, positions, theta) and rope(K, positions, theta); the scores are their product divided by the "
-              "square root of d; -inf above the diagonal; a softmax over each row; then the weights times V.",
+        hint2="Rotate Q and K with your rope, at the given positions and theta; the scores are their product divided "
+              "by the square root of d; -inf above the diagonal; a softmax over each row; then the weights times V.",
         formula="O = softmax(rope(Q) rope(K)ᵀ / √d + M) V, M[i, j] = -inf for j > i",
     ),
 ]

@@ -189,7 +189,7 @@ def cmd_hint(args):
             else:
                 print(f"  hint 2: {h2}")
                 if args.level == 2:
-                    print(f"          ({_no_nudge(result, les.number)})")
+                    print(f"          ({_no_nudge(result, les.number, course_root(args.root), les.stem)})")
         if args.level == 3:
             print(f"  hint 3, the formula (this is the answer): {h3}")
         print()
@@ -199,7 +199,7 @@ def cmd_hint(args):
     return 0
 
 
-def _no_nudge(result, number):
+def _no_nudge(result, number, root, stem):
     """Why hint 2 is the exercise's general one: what the grading of the learner's copy found, and what to do."""
     status, diagnosis = result.get("status"), result.get("diagnosis")
     if status == "not attempted":
@@ -210,6 +210,10 @@ def _no_nudge(result, number):
         return (f"your copy fails this check, but no specific mistake was named ({found}), so this is the "
                 "exercise's general hint; read the problems listed in the check cell's report (they compare "
                 "your values with the expected ones), then level 3 gives the formula")
+    copy = pathlib.Path(root) / "workspace" / "exercises" / f"{stem}.ipynb"
+    if not copy.exists():
+        return (f"there is no copy of lesson {number}'s exercises at {copy}, so this is the exercise's general hint; "
+                "`make lab` (or `python -m attnlib status`) makes your copies in workspace/exercises/")
     return f"your copy of lesson {number}'s exercises could not be graded, so this is the exercise's general hint"
 
 

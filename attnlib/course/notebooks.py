@@ -15,7 +15,7 @@ STUB = ('{0}# YOUR CODE HERE (numpy only), then run the check cell below\n'
         '{0}raise NotImplementedError("not attempted yet")')
 CHECK_CALL = re.compile(r"""check\(\s*["'](\w+)["']""")
 REPORT = re.compile(r'class="ra-check ra-(pass|fail|not-attempted)" data-exercise="(\w+)"')
-DIAGNOSIS = re.compile(r'data-diagnosis="([\w-]*)"')
+DIAGNOSIS = re.compile(r'data-diagnosis="([\w+-]*)"')  # two mistakes named together are joined by +
 
 # Appended to the first cell of every exercise notebook (the solutions notebooks do not carry it); the first
 # sentence depends on whether the notebook has stubs to fill in (the capstone has none).

@@ -255,3 +255,15 @@ def test_grade_pytest_without_the_cache_adds_its_result_beside_the_others(graded
     assert {str(one.resolve()), str(two.resolve())} <= set(kept)  # one's result survives two's run
     graded(one)
     assert ran == ["01_projection", "02_batches"]  # and is still used
+
+
+def test_a_report_naming_two_mistakes_keeps_both_in_the_outcome():
+    """The check's report joins two mistakes named together with +; status and hint read the whole id."""
+    import nbformat
+    from attnlib.checks.report import Report
+    from attnlib.course.notebooks import outcomes
+    report = Report("rope_attention", "fail", diagnosis="rope-values-rotated+rope-halves", probe="1 of 1")
+    cell = nbformat.v4.new_code_cell('check("rope_attention", rope_attention)', outputs=[
+        nbformat.v4.new_output("display_data", {"text/html": report._repr_html_(), "text/plain": str(report)})])
+    (found,) = outcomes(nbformat.v4.new_notebook(cells=[cell]))
+    assert (found["status"], found["diagnosis"]) == ("failed", "rope-values-rotated+rope-halves")

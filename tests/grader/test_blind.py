@@ -70,6 +70,8 @@ MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises
 WITHIN_TOLERANCE = ("an eps of 1e-9 or 1e-6 'for safety' moves the values by less than the checks' tolerance of 1e-5 "
                     "relative, which float32 needs")
 INT_LOGITS = "logits are float arrays: attnlib refuses integer ones, so no probe passes any"
+HUGE_STILL_FIRST = ("a float32 cast turns 1e300 into inf, yet the top token stays first and alone: on every probe the "
+                    "kept tokens are the right ones")
 INT_X = "rope's X is a float array: attnlib refuses an integer one, so no probe passes any"
 FLOAT32 = "float32 passes wherever no probe stresses precision (the grader's float32 policy)"
 POLICY = {
@@ -91,6 +93,8 @@ POLICY = {
     "integer array with garbage instead of -inf": INT_LOGITS,
     "copies the logits keeping their dtype, so integer logits cannot hold -inf (OverflowError) and the output is "
     "not a float array": INT_LOGITS,
+    "clips the result to [1e-12, 1], so -inf entries become 1e-12 instead of exact zeros": WITHIN_TOLERANCE,
+    "casts the logits to float32 first, so logits around 1e300 become inf and the softmax nan": HUGE_STILL_FIRST,
     'allocates the output with np.zeros_like(X), so an integer X gives a truncated integer array': INT_X,
 }
 
