@@ -147,7 +147,7 @@ def weights_axis(args):
             return None
         A = np.asarray(A, dtype=float)
         rows, cols = np.allclose(A.sum(axis=1), 1.0), np.allclose(A.sum(axis=0), 1.0)
-        if cols and not rows:
+        if cols and not rows and np.allclose(np.triu(A, 1), 0.0):  # still causal: not the whole output transposed
             return "softmax-wrong-axis", ("with values chosen so that O equals the weights A, the columns of your A "
                                           "sum to 1 and its rows do not: the softmax ran over the queries")
         return None

@@ -12,10 +12,13 @@ from .spec import Exercise, Probe
 def uniform_weights_steps(n, *, c):
     """A (n, n): row i gives 1/(i+1) to columns 0..i."""
     i, j = np.indices((n, n))
-    keep = c("rows mixed", right=j <= i, mask_hides_past=j >= i, mask_hides_diagonal=j < i) * 1.0
-    count = c.step("divided by", right=lambda: keep.sum(axis=1, keepdims=True), weights_not_normalised=lambda: 1.0,
+    keep, own = c("rows mixed", right=(j <= i, i + 1.0), mask_hides_past=(j >= i, n - i * 1.0),
+                  mask_hides_past__counted_from_the_start=(j >= i, i + 1.0), mask_hides_diagonal=(j < i, i + 1.0),
+                  mask_hides_diagonal__counted=(j < i, i * 1.0))  # the rows kept, and the count of each row
+    keep = keep * 1.0
+    count = c.step("divided by", right=lambda: own, weights_not_normalised=lambda: 1.0,
                    normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1),
-                   off_by_one_count=lambda: keep.sum(axis=1, keepdims=True) + 1)
+                   off_by_one_count=lambda: own + 1, normalised_by_column_sums=lambda: keep.sum(axis=0, keepdims=True))
     A = keep / count
     return c("layout", right=A, output_transposed=A.T)
 
@@ -112,4 +115,6 @@ DIAGNOSES = {
     "normalised-by-column": "Entry (i, j) was divided by j + 1, the count of row j, instead of by i + 1: the "
                             "divisors, one per row, were laid along the columns. A 1-D array of counts does this, "
                             "and so does a row sum that dropped its summed axis.",
+    "normalised-by-column-sums": "Each column of the triangle was divided by its own sum, so the columns sum to 1; "
+                                 "the weights of a row sum to 1: each row is divided by its own count.",
 }

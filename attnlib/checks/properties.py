@@ -94,7 +94,7 @@ def causality(args, kwargs, which, everything="mask-not-applied"):
     """A finding: perturb each position of the arguments `which` and name the visibility pattern."""
     def finding(f, seen):
         pattern = visibility(f, args, kwargs, which)
-        if pattern is None:
+        if pattern is None or len(pattern) != len(args[0]):  # one output row per query, or the rows mean another thing
             return None
         if kwargs.get("causal", True) is False:
             i, j = positions(*pattern.shape)
