@@ -105,6 +105,20 @@ def test_multi_head_attention_backward_with_rotated_queries_and_keys():
     check_layer(forward, mha_grads, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
 
 
+@pytest.mark.parametrize("n_kv_heads", [2, 1])
+def test_grouped_query_attention_backward(n_kv_heads):
+    # 4 query heads of d_head 2 share n_kv_heads groups: each group's gradient sums over the heads that read it
+    r = rng(19)
+    X = r.normal(size=(2, 5, 6))
+    Wq, Wo = r.normal(size=(6, 8)) * 0.5, r.normal(size=(8, 6)) * 0.5
+    Wk, Wv = (r.normal(size=(6, 2 * n_kv_heads)) * 0.5 for _ in range(2))
+
+    def forward(X, Wq, Wk, Wv, Wo):
+        return mha_forward(X, Wq, Wk, Wv, Wo, n_heads=4, n_kv_heads=n_kv_heads)
+
+    check_layer(forward, mha_grads, [X, Wq, Wk, Wv, Wo], ["X", "Wq", "Wk", "Wv", "Wo"])
+
+
 def test_block_backward():
     model = TinyLM(5, 4, 2, 1, 6, seed=1, init_std=0.5)
     p = {k: v + 0.1 * rng(9).normal(size=v.shape) for k, v in model.block_params(0).items()}
