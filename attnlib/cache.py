@@ -20,6 +20,7 @@ class KVCache:
     K and V are preallocated (n_layers, n_heads, max_len, d_head); only the first
     `length` positions are filled. `keys(i)` and `values(i)` are the filled part
     of layer i, (n_heads, length, d_head): it grows by one row per new token.
+    With grouped-query attention n_heads counts the K/V groups (the model's n_kv_heads).
     """
 
     def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):

@@ -206,3 +206,21 @@ def test_whole_tinylm_gradients(causal, norm, mlp, positions):
         num = numeric_grad(loss, p)
         err = rel_error(num, grads[name])
         assert err <= TOL, f"{name}: relative error {err:.2e}"
+
+
+@pytest.mark.parametrize("n_kv_heads, positions", [(2, "learned"), (1, "learned"), (2, "rope")])
+def test_whole_tinylm_gradients_with_shared_keys_and_values(n_kv_heads, positions):
+    model = TinyLM(6, 8, 4, 2, 6, seed=4, init_std=0.4, d_ff=8, positions=positions, n_kv_heads=n_kv_heads)
+    r = rng(15)
+    for k in model.params:
+        model.params[k] += 0.1 * r.normal(size=model.params[k].shape)
+    tokens, targets = r.integers(0, 6, (2, 5)), r.integers(0, 6, (2, 5))
+    _, grads = model.loss_and_grads(tokens, targets)
+    assert grads["blocks.0.Wk"].shape == (8, 2 * n_kv_heads)  # d_head 2, one block of columns per group
+
+    def loss():
+        return cross_entropy_forward(model.forward(tokens).reshape(-1, 6), targets.ravel())[0]
+
+    for name, p in model.params.items():
+        err = rel_error(numeric_grad(loss, p), grads[name])
+        assert err <= TOL, f"{name}: relative error {err:.2e}"
