@@ -9,7 +9,7 @@ import numpy as np
 
 from ._validate import (Array, check_finite_product, check_size, contract, finite_float, float_dtype,
                         non_negative_int, positive_int, public)
-from .attention import attend, attention_forward, share_kv
+from .attention import attend, attention_forward
 from .mixing import exp_and_sum, softmax
 
 
@@ -53,9 +53,11 @@ def cache_step(Q, K, V, scale, cache, layer):
     (n_kv_heads = n_heads without grouped-query attention). Returns O (n_heads, m, d_head)."""
     t0, t1 = cache.length, cache.length + Q.shape[-2]
     cache.K[layer, :, t0:t1], cache.V[layer, :, t0:t1] = K, V  # the cache grows by m rows
-    n_heads = Q.shape[-3]
-    return attention_forward(Q, share_kv(cache.K[layer, :, :t1], n_heads), share_kv(cache.V[layer, :, :t1], n_heads),
-                             True, scale)[0]
+    (n_heads, m, d_head), n_kv_heads = Q.shape, K.shape[0]
+    Qg = Q.reshape(n_kv_heads, n_heads // n_kv_heads, m, d_head)  # query heads g*r .. (g+1)*r - 1 under group g
+    K_seen, V_seen = cache.K[layer, :, None, :t1], cache.V[layer, :, None, :t1]  # (n_kv_heads, 1, t1, d_head)
+    O = attention_forward(Qg, K_seen, V_seen, True, scale)[0]  # each group broadcast to its heads, never copied
+    return O.reshape(n_heads, m, -1)  # (n_heads, m, d_v)
 
 
 def _scores_then_sum(args, o):
