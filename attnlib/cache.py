@@ -56,7 +56,8 @@ def cache_step(Q, K, V, scale, cache, layer):
     (n_heads, m, d_head), n_kv_heads = Q.shape, K.shape[0]
     Qg = Q.reshape(n_kv_heads, n_heads // n_kv_heads, m, d_head)  # query heads g*r .. (g+1)*r - 1 under group g
     K_seen, V_seen = cache.K[layer, :, None, :t1], cache.V[layer, :, None, :t1]  # (n_kv_heads, 1, t1, d_head)
-    O = attention_forward(Qg, K_seen, V_seen, True, scale)[0]  # each group broadcast to its heads, never copied
+    # share_kv's routing (head h reads group h // r) as a broadcast: the cache is read in place, never repeated
+    O = attention_forward(Qg, K_seen, V_seen, True, scale)[0]  # (n_kv_heads, r, m, d_v)
     return O.reshape(n_heads, m, -1)  # (n_heads, m, d_v)
 
 
