@@ -315,6 +315,9 @@ def test_grouped_model_is_grouped_query_attention_and_its_cache_holds_the_groups
     assert model.params["blocks.0.Wk"].shape == model.params["blocks.1.Wv"].shape == (16, 4 * n_kv_heads)
     tokens = rng(30).integers(0, 11, 12)
     np.testing.assert_allclose(model.forward(tokens), grouped_reference_logits(model, tokens), atol=1e-12)
+    maps = model.attention_maps(tokens)  # one map per query head: heads sharing a group still ask their own queries
+    assert maps.shape == (2, 4, 12, 12)
+    np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-12)
     cache = model.new_cache()
     rows = [model.step(tokens[:4], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(4, 12)]
     assert cache.keys(0).shape == cache.values(1).shape == (n_kv_heads, 12, 4)  # one key and value per group
