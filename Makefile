@@ -54,7 +54,7 @@ lint: $(TOOLS)           ## ruff over the code (rules in pyproject.toml)
 
 bench: $(TOOLS)          ## print the benchmark tables (ratios, not assertions)
 	$(DEV)/bin/python bench/attention.py
-	@for b in bench/widgets.py bench/train.py bench/generate.py bench/capstone.py bench/rope.py; do \
+	@for b in bench/widgets.py bench/train.py bench/generate.py bench/capstone.py bench/rope.py bench/gqa.py; do \
 	  if [ -f $$b ]; then echo; $(DEV)/bin/python $$b || exit 1; fi; done
 
 refresh: $(TOOLS)        ## maintainers: re-execute notebooks and store their outputs

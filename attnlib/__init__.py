@@ -6,6 +6,7 @@ The maths, one module per idea, in course order:
     projection   x' = x W, and many rows at once                       (notebooks 01-02)
     mixing       causal average, mask, softmax and its backward        (notebooks 04, 06)
     attention    scores, one head, many heads, tiled; the backward     (notebooks 05-07, 09, 11)
+                 and heads sharing keys and values (grouped-query attention)
     layers       embedding, layer norm, GELU, the MLP; their backward  (notebooks 03, 10-11)
     loss         next-token logits and the cross-entropy               (notebooks 08, 11)
     block        the transformer block, and the table of ops below it  (notebook 10)

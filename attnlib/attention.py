@@ -6,7 +6,9 @@
 
 One kernel, `attention_forward`, computes O on stacked arrays (batch and heads as
 leading axes) and keeps what `attention_grads` needs to run it backwards; every
-public function here is that kernel behind a declared contract. `tiled_attention`
+public function here is that kernel behind a declared contract. Multi-head attention
+runs it on every head at once; grouped-query attention is the same path with fewer
+key/value heads, each group repeated for the query heads that read it. `tiled_attention`
 computes the same O block by block with an online softmax, so the full (n, n)
 score matrix is never built.
 """
@@ -83,38 +85,62 @@ def split_heads(M, n_heads):
     return np.swapaxes(M, -3, -2)
 
 
+def share_kv(M, n_heads):
+    """(..., n_kv_heads, n, d) -> (..., n_heads, n, d): group g repeated for query heads g*r .. (g+1)*r - 1,
+    r = n_heads // n_kv_heads, so query head h reads group h // r. With r = 1 it is M itself."""
+    r = n_heads // M.shape[-3]
+    return M if r == 1 else np.repeat(M, r, axis=-3)
+
+
+def share_kv_grad(dM, n_kv_heads):
+    """share_kv backwards: (..., n_heads, n, d) -> (..., n_kv_heads, n, d), each group's gradient summed over the
+    query heads that read it."""
+    if dM.shape[-3] == n_kv_heads:
+        return dM
+    return dM.reshape(*dM.shape[:-3], n_kv_heads, -1, *dM.shape[-2:]).sum(axis=-3)  # (..., n_kv_heads, r, n, d)
+
+
 def merge_heads(O):
     """(..., n_heads, n, d_head) -> (..., n, n_heads * d_head), heads side by side in order."""
     O = np.swapaxes(O, -3, -2)  # (..., n, n_heads, d_head)
     return O.reshape(*O.shape[:-2], -1)
 
 
-def mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None):
+def mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None,
+                n_kv_heads=None):
     """Multi-head attention on X (..., T, d_model) -> (..., T, d_model), and its cache.
 
     attention: the kernel, an Op. step: for generation, a callable (Q, K, V, scale) -> O that
     adds the new rows' K and V to a cache and attends over all of it (no backward then).
     rotary: None, or an Op that rotates each head's q and k rows by their positions (RoPE,
     attnlib.positions.rotation); V is never rotated, and a cache receives the rotated keys.
+    n_kv_heads: the number of K/V groups (grouped-query attention), n_heads when None. Wk and Wv
+    then hold n_kv_heads groups of d_head columns; query head h reads group h // (n_heads // n_kv_heads),
+    each group repeated for its query heads (share_kv) before the kernel. A cache receives the groups.
     """
+    n_kv_heads = n_kv_heads or n_heads
     Q = split_heads(X @ Wq, n_heads)  # (..., n_heads, T, d_head)
-    K = split_heads(X @ Wk, n_heads)  # (..., n_heads, T, d_head)
-    V = split_heads(X @ Wv, n_heads)  # (..., n_heads, T, d_v)
+    K = split_heads(X @ Wk, n_kv_heads)  # (..., n_kv_heads, T, d_head)
+    V = split_heads(X @ Wv, n_kv_heads)  # (..., n_kv_heads, T, d_v)
     if rotary is not None:
         Q, K = rotary.forward(Q), rotary.forward(K)  # each row turned by its position's angles
-    O, att = attention.forward(Q, K, V, causal, scale) if step is None else (step(Q, K, V, scale), None)
+    if step is None:
+        O, att = attention.forward(Q, share_kv(K, n_heads), share_kv(V, n_heads), causal, scale)
+    else:
+        O, att = step(Q, K, V, scale), None
     M = merge_heads(O)  # (..., T, n_heads * d_v)
-    return M @ Wo, (X, Wq, Wk, Wv, Wo, n_heads, M, attention, rotary, att)
+    return M @ Wo, (X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, M, attention, rotary, att)
 
 
 def mha_grads(dY, cache):
     """dY (..., T, d_model) -> dX, dWq, dWk, dWv, dWo."""
-    X, Wq, Wk, Wv, Wo, n_heads, M, attention, rotary, att = cache
+    X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, M, attention, rotary, att = cache
     dM = dY @ Wo.T  # (..., T, n_heads * d_v)
     dQ, dK, dV = attention.backward(split_heads(dM, n_heads), att)
+    dK, dV = share_kv_grad(dK, n_kv_heads), share_kv_grad(dV, n_kv_heads)  # (..., n_kv_heads, T, d_head)
     if rotary is not None:
         dQ, dK = rotary.backward(dQ), rotary.backward(dK)  # back through the rotation: turned by -angle
-    dQ, dK, dV = merge_heads(dQ), merge_heads(dK), merge_heads(dV)  # (..., T, n_heads * d_head) each
+    dQ, dK, dV = merge_heads(dQ), merge_heads(dK), merge_heads(dV)  # (..., T, n_heads or n_kv_heads * d_head)
     dX = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T  # (..., T, d_model)
     return dX, weight_grad(X, dQ), weight_grad(X, dK), weight_grad(X, dV), weight_grad(M, dY)
 
@@ -248,6 +274,41 @@ def multi_head_attention(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     Head h uses columns h*d_head:(h+1)*d_head of Wq, Wk and Wv. Returns (n, d_model).
     """
     return mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal)[0]  # (n, d_model)
+
+
+def kv_groups_divide(args, dims):
+    """n_kv_heads divides n_heads, and Wq, Wk, Wv, Wo agree on d_head."""
+    n_heads, n_kv_heads = args["n_heads"], args["n_kv_heads"]
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
+                         f"shared by n_heads // n_kv_heads query heads")
+    for name, count in (("Wq", n_heads), ("Wk", n_kv_heads), ("Wv", n_kv_heads)):
+        if args[name].shape[1] % count:
+            raise ValueError(f"{'n_heads' if name == 'Wq' else 'n_kv_heads'}={count} does not divide the "
+                             f"{args[name].shape[1]} columns of {name} {args[name].shape}")
+    d_q, d_k = args["Wq"].shape[1] // n_heads, args["Wk"].shape[1] // n_kv_heads
+    if d_q != d_k:
+        raise ValueError(f"queries and keys must have the same d_head: Wq {args['Wq'].shape} gives {d_q} per head "
+                         f"(n_heads={n_heads}), Wk {args['Wk'].shape} gives {d_k} (n_kv_heads={n_kv_heads})")
+    width_o = n_heads * (args["Wv"].shape[1] // n_kv_heads)
+    if args["Wo"].shape[0] != width_o:
+        raise ValueError(f"Wo must have n_heads * d_v = {n_heads} * {args['Wv'].shape[1] // n_kv_heads} = {width_o} "
+                         f"rows, one per column of the heads side by side, got Wo {args['Wo'].shape} "
+                         f"(Wv {args['Wv'].shape}, n_kv_heads={n_kv_heads})")
+
+
+@contract(kv_groups_divide, X=Array("n", "d_model"), Wq=Array("d_model", "width_q"), Wk=Array("d_model", "width_k"),
+          Wv=Array("d_model", "width_v"), Wo=Array("width_o", "d_out"), n_heads=positive_int, n_kv_heads=positive_int,
+          causal=boolean, finite="grouped_query_attention")
+def grouped_query_attention(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=True):
+    """Multi-head attention whose n_heads query heads share n_kv_heads key/value groups.
+
+    X (n, d_model); Wq (d_model, n_heads * d_head); Wk, Wv (d_model, n_kv_heads * d_head);
+    Wo (n_heads * d_head, d_model). Group g uses columns g*d_head:(g+1)*d_head of Wk and Wv;
+    query head h reads group h // (n_heads // n_kv_heads). n_kv_heads = n_heads is
+    multi_head_attention, n_kv_heads = 1 is multi-query attention (MQA). Returns (n, d_model).
+    """
+    return mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, n_kv_heads=n_kv_heads)[0]  # (n, d_model)
 
 
 @contract(causal_lengths, block=positive_int, finite=overflow, **QKV)

@@ -26,20 +26,22 @@ ATTENTION_KEYS = BLOCK_KEYS[:6]  # an attention-only block (mlp=False) has no se
 NORMS = ("pre", "post")
 
 
-def block_forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True, rotary=None):
+def block_forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True, rotary=None,
+                  n_kv_heads=None):
     """One block on X (..., T, d_model) -> (..., T, d_model), and its cache. p holds BLOCK_KEYS.
 
     ops: the table of Op pairs (OPS by default). step: for generation, a callable
     (Q, K, V, scale) -> O over a KV cache; the rows are then new tokens and no cache is kept.
     mlp=False: an attention-only block, Z = Y (p holds ATTENTION_KEYS).
     rotary: None, or the rotation of q and k by the rows' positions (RoPE), passed to the attention.
+    n_kv_heads: the K/V groups of grouped-query attention (Wk, Wv hold n_kv_heads * d_head columns); None: n_heads.
     """
     ops = ops or OPS
     ln, mha = ops["layer_norm"], ops["multi_head_attention"]
 
     def attend(H):
         return mha.forward(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal, scale, ops["attention"], step,
-                           rotary)
+                           rotary, n_kv_heads=n_kv_heads)
 
     def feed_forward(H):
         return mlp_forward(H, p["W1"], p["b1"], p["W2"], p["b2"], ops["gelu"])

@@ -20,6 +20,7 @@ class KVCache:
     K and V are preallocated (n_layers, n_heads, max_len, d_head); only the first
     `length` positions are filled. `keys(i)` and `values(i)` are the filled part
     of layer i, (n_heads, length, d_head): it grows by one row per new token.
+    With grouped-query attention n_heads counts the K/V groups (the model's n_kv_heads).
     """
 
     def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):
@@ -46,12 +47,18 @@ class KVCache:
 
 
 def cache_step(Q, K, V, scale, cache, layer):
-    """The model's cached attention: the m new rows' K, V (n_heads, m, d_head) join layer `layer` of
-    `cache` (a KVCache whose .length counts the positions before them) and the new queries Q attend
-    to every cached position. Returns O (n_heads, m, d_head)."""
+    """The model's cached attention: the m new rows' K, V (n_kv_heads, m, d_head) join layer `layer` of
+    `cache` (a KVCache whose .length counts the positions before them) and the new queries Q
+    (n_heads, m, d_head) attend to every cached position, query head h to group h // (n_heads // n_kv_heads)
+    (n_kv_heads = n_heads without grouped-query attention). Returns O (n_heads, m, d_head)."""
     t0, t1 = cache.length, cache.length + Q.shape[-2]
     cache.K[layer, :, t0:t1], cache.V[layer, :, t0:t1] = K, V  # the cache grows by m rows
-    return attention_forward(Q, cache.K[layer, :, :t1], cache.V[layer, :, :t1], True, scale)[0]
+    (n_heads, m, d_head), n_kv_heads = Q.shape, K.shape[0]
+    Qg = Q.reshape(n_kv_heads, n_heads // n_kv_heads, m, d_head)  # query heads g*r .. (g+1)*r - 1 under group g
+    K_seen, V_seen = cache.K[layer, :, None, :t1], cache.V[layer, :, None, :t1]  # (n_kv_heads, 1, t1, d_head)
+    # share_kv's routing (head h reads group h // r) as a broadcast: the cache is read in place, never repeated
+    O = attention_forward(Qg, K_seen, V_seen, True, scale)[0]  # (n_kv_heads, r, m, d_v)
+    return O.reshape(n_heads, m, -1)  # (n_heads, m, d_v)
 
 
 def _scores_then_sum(args, o):
@@ -72,16 +79,26 @@ def attend_step(q, K_cache, V_cache):
     return attend(q[None], K_cache, V_cache, causal=False)[0]  # (d_v,)
 
 
-@contract(n_layers=positive_int, n_heads=positive_int, d_head=positive_int, seq_len=positive_int,
-          batch=positive_int, bytes_per_value=positive_int, finite=None)
-def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-    """Memory of a KV cache (K and V, each (batch, n_layers, n_heads, seq_len, d_head)), as a Python int:
-    2 * layers * heads * d_head * tokens * batch * bytes.
+def _kv_groups(args, dims):
+    """n_kv_heads, when given, divides n_heads: each K/V group serves n_heads // n_kv_heads query heads."""
+    n_heads, n_kv_heads = args["n_heads"], args["n_kv_heads"]
+    if n_kv_heads is not None and n_heads % n_kv_heads:
+        raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}")
 
-    bytes_per_value is 2 for float16/bfloat16, 4 for float32. For grouped-query
-    attention pass the number of K/V heads as n_heads.
+
+@contract(_kv_groups, n_layers=positive_int, n_heads=positive_int, d_head=positive_int, seq_len=positive_int,
+          batch=positive_int, bytes_per_value=positive_int,
+          n_kv_heads=lambda name, value: None if value is None else positive_int(name, value), finite=None)
+def kv_cache_bytes(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2, n_kv_heads=None):
+    """Memory of a KV cache (K and V, each (batch, n_layers, n_kv_heads, seq_len, d_head)), as a Python int:
+    2 * layers * K/V heads * d_head * tokens * batch * bytes.
+
+    bytes_per_value is 2 for float16/bfloat16, 4 for float32. n_kv_heads: the number of
+    K/V groups of grouped-query attention (1 for multi-query attention); the cache holds
+    one key and one value per group, not per query head. None means n_heads.
     """
-    return 2 * n_layers * n_heads * d_head * seq_len * batch * bytes_per_value  # Python ints never overflow
+    kv_heads = n_heads if n_kv_heads is None else n_kv_heads
+    return 2 * n_layers * kv_heads * d_head * seq_len * batch * bytes_per_value  # Python ints never overflow
 
 
 def _something_to_sample(args, dims):

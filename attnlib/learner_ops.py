@@ -181,8 +181,9 @@ def cross_entropy_op(cross_entropy):
 
 
 def mha_op(multi_head_attention):
-    def forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None):
-        U, cache = mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, scale, attention, step, rotary)
+    def forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None,
+                n_kv_heads=None):
+        U, cache = mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, scale, attention, step, rotary, n_kv_heads)
         if step is None:  # generation feeds new rows only: there the pieces compute the layer
             U = per_sequence(lambda x: multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads, causal),
                              "multi_head_attention", X.shape[-2:], X)
@@ -191,8 +192,9 @@ def mha_op(multi_head_attention):
 
 
 def block_op(transformer_block):
-    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True, rotary=None):
-        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step, mlp, rotary)
+    def forward(X, p, n_heads, causal=True, scale=True, ops=None, norm="pre", step=None, mlp=True, rotary=None,
+                n_kv_heads=None):
+        Z, cache = block_forward(X, p, n_heads, causal, scale, ops, norm, step, mlp, rotary, n_kv_heads)
         if step is None:
             Z = per_sequence(lambda x: transformer_block(x, p, n_heads, causal), "transformer_block", X.shape[-2:], X)
         return Z, cache

@@ -52,6 +52,11 @@ class TinyLM:
                        parameter); "rope" adds nothing and rotates every head's q and k by their
                        positions (attnlib.positions.rope, adjacent pairs; d_head must be even; no
                        pos_emb parameter). The KV cache then holds the rotated keys.
+      n_kv_heads=None  grouped-query attention: the n_heads query heads share n_kv_heads key/value
+                       groups (n_kv_heads divides n_heads; 1 is multi-query attention), query head h
+                       reading group h // (n_heads // n_kv_heads). Wk and Wv are then
+                       (d_model, n_kv_heads * d_head) and the KV cache holds n_kv_heads groups.
+                       None: n_heads, plain multi-head attention. Runs attnlib's own attention (not with ops).
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, ...) to your own
@@ -64,7 +69,7 @@ class TinyLM:
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
                  init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", mlp=True, ops=None,
-                 positions="learned"):
+                 positions="learned", n_kv_heads=None):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -74,6 +79,13 @@ class TinyLM:
         if d_model % n_heads:
             raise ValueError(f"n_heads={n_heads} does not divide d_model={d_model}")
         self.d_head = d_model // n_heads
+        self.n_kv_heads = self.n_heads if n_kv_heads is None else positive_int("n_kv_heads", n_kv_heads)
+        if self.n_heads % self.n_kv_heads:
+            raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
+                             f"shared by n_heads // n_kv_heads query heads")
+        if ops is not None and self.n_kv_heads != self.n_heads:
+            raise ValueError(f"n_kv_heads={n_kv_heads} runs attnlib's own grouped attention; the exercise functions "
+                             "given as ops take one key and value per head: leave n_kv_heads out with ops")
         self.dtype = float_dtype("dtype", dtype)
         self.init_std = finite_positive_float("init_std", init_std)
         if self.init_std > MAX_INIT_STD:
@@ -110,8 +122,8 @@ class TinyLM:
 
     def param_shapes(self):
         """The key and shape of every parameter, in the order of .params."""
-        d, f = self.d_model, self.d_ff
-        block = {"ln1_g": (d,), "ln1_b": (d,), "Wq": (d, d), "Wk": (d, d), "Wv": (d, d), "Wo": (d, d),
+        d, f, kv = self.d_model, self.d_ff, self.n_kv_heads * self.d_head  # kv: the width of the K/V groups
+        block = {"ln1_g": (d,), "ln1_b": (d,), "Wq": (d, d), "Wk": (d, kv), "Wv": (d, kv), "Wo": (d, d),
                  "ln2_g": (d,), "ln2_b": (d,), "W1": (d, f), "b1": (f,), "W2": (f, d), "b2": (d,)}
         shapes = {"tok_emb": (self.vocab_size, d)}
         if self.positions == "learned":
@@ -147,6 +159,7 @@ class TinyLM:
         flags += "" if self.norm == "pre" else f", norm={self.norm!r}"
         flags += "" if self.mlp else ", mlp=False"
         flags += "" if self.positions == "learned" else f", positions={self.positions!r}"
+        flags += "" if self.n_kv_heads == self.n_heads else f", n_kv_heads={self.n_kv_heads}"
         flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
@@ -169,7 +182,8 @@ class TinyLM:
         for i in range(self.n_layers):
             step = None if cache is None else kv_step(ops, cache, i)
             X, block = ops["transformer_block"].forward(X, self.block_params(i), self.n_heads, self.causal,
-                                                        self.attn_scale, ops, self.norm, step, self.mlp, rotary)
+                                                        self.attn_scale, ops, self.norm, step, self.mlp, rotary,
+                                                        n_kv_heads=self.n_kv_heads)
             blocks.append(block)
         N, ln_f = ops["layer_norm"].forward(X, p["ln_f_g"], p["ln_f_b"])
         logits, head = ops["logits"].forward(N, p["W_out"])  # (..., T, vocab)
@@ -309,7 +323,7 @@ class TinyLM:
 
     def new_cache(self):
         """An empty KVCache sized for this model."""
-        return KVCache(self.n_layers, self.n_heads, self.d_head, self.max_len, self.dtype)
+        return KVCache(self.n_layers, self.n_kv_heads, self.d_head, self.max_len, self.dtype)  # one K, V per group
 
     def step(self, tokens, cache):
         """Run new tokens (m,) through the model against the cache; return their logits (m, vocab).
@@ -338,7 +352,7 @@ class TinyLM:
         """Raise unless `cache` is a KVCache sized for this model and holds nothing from another model."""
         if not isinstance(cache, KVCache):
             raise ValueError(f"cache must be a KVCache from model.new_cache(), got {type(cache).__name__}")
-        shape = (self.n_layers, self.n_heads, self.max_len, self.d_head)
+        shape = (self.n_layers, self.n_kv_heads, self.max_len, self.d_head)
         if cache.K.shape != shape or cache.V.shape != shape:
             raise ValueError(f"cache was made for another model size: K {cache.K.shape}, this model needs {shape}; "
                              "use model.new_cache()")

@@ -105,6 +105,20 @@ def test_multi_head_attention_backward_with_rotated_queries_and_keys():
     check_layer(forward, mha_grads, [X, *Ws], ["X", "Wq", "Wk", "Wv", "Wo"])
 
 
+@pytest.mark.parametrize("n_kv_heads", [2, 1])
+def test_grouped_query_attention_backward(n_kv_heads):
+    # 4 query heads of d_head 2 share n_kv_heads groups: each group's gradient sums over the heads that read it
+    r = rng(19)
+    X = r.normal(size=(2, 5, 6))
+    Wq, Wo = r.normal(size=(6, 8)) * 0.5, r.normal(size=(8, 6)) * 0.5
+    Wk, Wv = (r.normal(size=(6, 2 * n_kv_heads)) * 0.5 for _ in range(2))
+
+    def forward(X, Wq, Wk, Wv, Wo):
+        return mha_forward(X, Wq, Wk, Wv, Wo, n_heads=4, n_kv_heads=n_kv_heads)
+
+    check_layer(forward, mha_grads, [X, Wq, Wk, Wv, Wo], ["X", "Wq", "Wk", "Wv", "Wo"])
+
+
 def test_block_backward():
     model = TinyLM(5, 4, 2, 1, 6, seed=1, init_std=0.5)
     p = {k: v + 0.1 * rng(9).normal(size=v.shape) for k, v in model.block_params(0).items()}
@@ -191,4 +205,22 @@ def test_whole_tinylm_gradients(causal, norm, mlp, positions):
     for name, p in model.params.items():
         num = numeric_grad(loss, p)
         err = rel_error(num, grads[name])
+        assert err <= TOL, f"{name}: relative error {err:.2e}"
+
+
+@pytest.mark.parametrize("n_kv_heads, positions", [(2, "learned"), (1, "learned"), (2, "rope")])
+def test_whole_tinylm_gradients_with_shared_keys_and_values(n_kv_heads, positions):
+    model = TinyLM(6, 8, 4, 2, 6, seed=4, init_std=0.4, d_ff=8, positions=positions, n_kv_heads=n_kv_heads)
+    r = rng(15)
+    for k in model.params:
+        model.params[k] += 0.1 * r.normal(size=model.params[k].shape)
+    tokens, targets = r.integers(0, 6, (2, 5)), r.integers(0, 6, (2, 5))
+    _, grads = model.loss_and_grads(tokens, targets)
+    assert grads["blocks.0.Wk"].shape == (8, 2 * n_kv_heads)  # d_head 2, one block of columns per group
+
+    def loss():
+        return cross_entropy_forward(model.forward(tokens).reshape(-1, 6), targets.ravel())[0]
+
+    for name, p in model.params.items():
+        err = rel_error(numeric_grad(loss, p), grads[name])
         assert err <= TOL, f"{name}: relative error {err:.2e}"

@@ -47,6 +47,32 @@ def test_multi_head_attention_matches_nn_multiheadattention(torch, causal):
                                expected[0].detach().numpy(), rtol=1e-11, atol=1e-13)
 
 
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("n_heads, n_kv_heads", [(4, 4), (4, 2), (6, 3), (4, 1)])
+def test_grouped_query_attention_matches_sdpa_with_repeated_keys_and_values(torch, n_heads, n_kv_heads, causal):
+    r = rng(21)
+    n, d_model, d_head = 7, 6, 3
+    X = r.normal(size=(n, d_model))
+    Wq, Wo = r.normal(size=(d_model, n_heads * d_head)), r.normal(size=(n_heads * d_head, d_model))
+    Wk, Wv = r.normal(size=(d_model, n_kv_heads * d_head)), r.normal(size=(d_model, n_kv_heads * d_head))
+    x = t64(torch, X)
+    q = (x @ t64(torch, Wq)).reshape(n, n_heads, d_head).transpose(0, 1)  # (n_heads, n, d_head)
+    k = (x @ t64(torch, Wk)).reshape(n, n_kv_heads, d_head).transpose(0, 1)  # (n_kv_heads, n, d_head)
+    v = (x @ t64(torch, Wv)).reshape(n, n_kv_heads, d_head).transpose(0, 1)
+    size = n_heads // n_kv_heads  # torch's repeat_interleave: group g serves heads g*size .. (g+1)*size - 1
+    o = torch.nn.functional.scaled_dot_product_attention(q, k.repeat_interleave(size, dim=0),
+                                                         v.repeat_interleave(size, dim=0), is_causal=causal)
+    expected = (o.transpose(0, 1).reshape(n, n_heads * d_head) @ t64(torch, Wo)).numpy()
+    got = at.grouped_query_attention(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=causal)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    try:  # torch 2.5 and later take the groups as they are
+        o = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
+    except TypeError:
+        return
+    np.testing.assert_allclose(got, (o.transpose(0, 1).reshape(n, n_heads * d_head) @ t64(torch, Wo)).numpy(),
+                               rtol=1e-10, atol=1e-12)
+
+
 def test_layer_norm(torch):
     r = rng(3)
     X, g, b = r.normal(size=(4, 6)) * 3 + 1, r.normal(size=6), r.normal(size=6)

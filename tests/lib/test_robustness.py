@@ -357,6 +357,28 @@ def ref_mha(X, Wq, Wk, Wv, Wo, n_heads, causal=True):
     return ref_matmul(np.concatenate(heads, axis=1), Wo)
 
 
+def ref_gqa(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=True):
+    """Query head h against key/value group h // (n_heads // n_kv_heads), a loop over heads."""
+    need_bool(causal)
+    n_heads, n_kv_heads = need_int(n_heads), need_int(n_kv_heads)
+    X, Wq, Wk, Wv, Wo = (F(a) for a in (X, Wq, Wk, Wv, Wo))
+    for a in (X, Wq, Wk, Wv, Wo):
+        need_rank(a, 2), need_finite(a)
+    if (n_heads % n_kv_heads or Wq.shape[1] % n_heads or Wk.shape[1] % n_kv_heads or Wv.shape[1] % n_kv_heads
+            or Wq.shape[1] // n_heads != Wk.shape[1] // n_kv_heads or Wk.shape[0] != Wq.shape[0]
+            or Wv.shape[0] != Wq.shape[0] or X.shape[1] != Wq.shape[0]
+            or Wo.shape[0] != n_heads * (Wv.shape[1] // n_kv_heads)):
+        raise MustRaise("group layout")
+    d_head, d_v, size = Wq.shape[1] // n_heads, Wv.shape[1] // n_kv_heads, n_heads // n_kv_heads
+    heads = []
+    for h in range(n_heads):
+        g = h // size
+        q, k = finite(X @ Wq[:, h * d_head:(h + 1) * d_head]), finite(X @ Wk[:, g * d_head:(g + 1) * d_head])
+        v = finite(X @ Wv[:, g * d_v:(g + 1) * d_v])
+        heads.append(ref_attention(q, k, v, causal))
+    return ref_matmul(np.concatenate(heads, axis=1), Wo)
+
+
 BLOCK_KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "W1", "b1", "W2", "b2")
 
 
@@ -515,6 +537,13 @@ def test_heads(seed, n, n_heads, d_head, causal):
           {"X": "array", "Wq": "array", "Wk": "array", "Wv": "array", "Wo": "array", "n_heads": "int",
            "causal": "flag"},
           names_for={"n_heads": ["n_heads"]})
+    n_q = 2 * n_heads  # query heads: two per K/V group
+    sweep("grouped_query_attention", attnlib.grouped_query_attention,
+          {"X": X, "Wq": normal(seed + 5, d, n_q * d_head), "Wk": Wk, "Wv": Wv, "Wo": normal(seed + 6, n_q * d_head, d),
+           "n_heads": n_q, "n_kv_heads": n_heads, "causal": causal}, ref_gqa,
+          {"X": "array", "Wq": "array", "Wk": "array", "Wv": "array", "Wo": "array", "n_heads": "int",
+           "n_kv_heads": "int", "causal": "flag"},
+          names_for={"n_heads": ["n_heads"], "n_kv_heads": ["n_kv_heads"]})
     assert_clean()
 
 
@@ -596,13 +625,17 @@ def test_rope(seed, n, pairs, theta):
 
 
 def test_kv_cache_bytes():
-    def ref(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2):
-        for v in (n_layers, n_heads, d_head, seq_len, batch, bytes_per_value):
+    def ref(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_value=2, n_kv_heads=None):
+        sizes = (n_layers, n_heads, d_head, seq_len, batch, bytes_per_value) + ((n_kv_heads,) if n_kv_heads else ())
+        for v in sizes + ((0,) if n_kv_heads is not None and not n_kv_heads else ()):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise MustRaise("sizes are positive ints")
-        return 2 * int(n_layers) * int(n_heads) * int(d_head) * int(seq_len) * int(batch) * int(bytes_per_value)
+        if n_kv_heads is not None and n_heads % n_kv_heads:
+            raise MustRaise("n_kv_heads divides n_heads")
+        kv_heads = n_heads if n_kv_heads is None else n_kv_heads
+        return 2 * int(n_layers) * int(kv_heads) * int(d_head) * int(seq_len) * int(batch) * int(bytes_per_value)
 
-    base = {"n_layers": 2, "n_heads": 3, "d_head": 4, "seq_len": 5, "batch": 1, "bytes_per_value": 2}
+    base = {"n_layers": 2, "n_heads": 6, "d_head": 4, "seq_len": 5, "batch": 1, "bytes_per_value": 2, "n_kv_heads": 3}
     for name in base:
         for vlabel, value, vkind in INT_VARIANTS:
             outcome(f"kv_cache_bytes({name}={vlabel})", attnlib.kv_cache_bytes, dict(base, **{name: value}), ref,

@@ -291,3 +291,68 @@ def test_a_rope_model_has_no_position_to_learn_and_refuses_what_cannot_rotate():
         TinyLM(11, 5, 1, 1, 8, positions="sinusoid")
     with pytest.raises(ValueError, match="positions must be one of"):
         small(positions=None)
+
+
+# ---------------------------------------------------------------------------
+# shared keys and values: n_kv_heads groups for n_heads query heads (GQA; 1 is MQA)
+
+def grouped_reference_logits(model, tokens):
+    """A pre-LN model whose attention is the public grouped_query_attention, block by block."""
+    from attnlib import gelu, grouped_query_attention
+    p = model.params
+    X = p["tok_emb"][tokens] + p["pos_emb"][:len(tokens)]
+    for i in range(model.n_layers):
+        b = {k: p[f"blocks.{i}.{k}"] for k in BLOCK_KEYS}
+        X = X + grouped_query_attention(layer_norm(X, b["ln1_g"], b["ln1_b"]), b["Wq"], b["Wk"], b["Wv"], b["Wo"],
+                                        model.n_heads, model.n_kv_heads)
+        X = X + gelu(layer_norm(X, b["ln2_g"], b["ln2_b"]) @ b["W1"] + b["b1"]) @ b["W2"] + b["b2"]
+    return layer_norm(X, p["ln_f_g"], p["ln_f_b"]) @ p["W_out"]
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2, 1])
+def test_grouped_model_is_grouped_query_attention_and_its_cache_holds_the_groups(n_kv_heads):
+    model = small(n_kv_heads=n_kv_heads)  # 4 heads of d_head 4
+    assert model.params["blocks.0.Wk"].shape == model.params["blocks.1.Wv"].shape == (16, 4 * n_kv_heads)
+    tokens = rng(30).integers(0, 11, 12)
+    np.testing.assert_allclose(model.forward(tokens), grouped_reference_logits(model, tokens), atol=1e-12)
+    maps = model.attention_maps(tokens)  # one map per query head: heads sharing a group still ask their own queries
+    assert maps.shape == (2, 4, 12, 12)
+    np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-12)
+    cache = model.new_cache()
+    rows = [model.step(tokens[:4], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(4, 12)]
+    assert cache.keys(0).shape == cache.values(1).shape == (n_kv_heads, 12, 4)  # one key and value per group
+    assert cache.K.nbytes == 2 * 40 * n_kv_heads * 4 * 8  # n_layers * max_len * groups * d_head float64s
+    np.testing.assert_allclose(np.concatenate(rows), model.forward(tokens), atol=1e-12)
+    prompt = tokens[:3]
+    np.testing.assert_array_equal(model.generate(prompt, 25), model.generate(prompt, 25, use_cache=False))
+
+
+def test_as_many_groups_as_heads_is_the_plain_model():
+    tokens = rng(31).integers(0, 11, (2, 9))
+    np.testing.assert_array_equal(small(n_kv_heads=4).forward(tokens), small().forward(tokens))
+    assert "n_kv_heads" not in repr(small(n_kv_heads=4)) and "n_kv_heads=2" in repr(small(n_kv_heads=2))
+
+
+def test_grouped_rope_model_caches_rotated_group_keys():
+    model = small(positions="rope", n_kv_heads=2, max_len=24)
+    tokens = rng(32).integers(0, 11, 14)
+    cache = model.new_cache()
+    rows = [model.step(tokens[:5], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(5, 14)]
+    np.testing.assert_allclose(np.concatenate(rows), model.forward(tokens), atol=1e-12)
+    p = model.params
+    H = layer_norm(p["tok_emb"][tokens], p["blocks.0.ln1_g"], p["blocks.0.ln1_b"])
+    for g in range(2):
+        cols = slice(g * model.d_head, (g + 1) * model.d_head)
+        np.testing.assert_allclose(cache.keys(0)[g], rotate_rows(H @ p["blocks.0.Wk"][:, cols], range(14)),
+                                   atol=1e-12)
+
+
+def test_bad_groups_are_named():
+    with pytest.raises(ValueError, match=r"n_heads=4 must be a multiple of n_kv_heads=3"):
+        small(n_kv_heads=3)
+    with pytest.raises(ValueError, match=r"n_kv_heads must be >= 1"):
+        small(n_kv_heads=0)
+    with pytest.raises(ValueError, match=r"n_kv_heads=2 .* leave n_kv_heads out with ops"):
+        small(n_kv_heads=2, ops={"gelu": lambda X: X})
+    with pytest.raises(ValueError, match=r"cache was made for another model size"):
+        small(n_kv_heads=2).step(np.array([1]), small().new_cache())
