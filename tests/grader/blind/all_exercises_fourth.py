@@ -16,7 +16,7 @@ float32 arithmetic alone is not counted as a mistake: exercise 16 says the check
 Capstone entries are dicts of ops (keys from attnlib.learner_ops.NAMES): all correct except the op(s) the line
 names; one is a partial dict, as a learner who skipped exercises would have.
 
-Verification (outside the repository, /tmp/blind4, against reference answers written from the texts; the
+Verification (outside the repository, against reference answers written from the texts; the
 references were cross-checked against attnlib's public functions where attnlib has one):
 - 329 mistakes, 52 acceptable variants (mistakes/acceptable per exercise): project 5/1, compose 5/1,
   project_rows 5/1, matmul_cost 6/1, values 5/1, one_hot 5/1, uniform_causal_weights 6/1, causal_average 6/1,
