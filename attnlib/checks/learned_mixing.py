@@ -4,14 +4,21 @@ import numpy as np
 import attnlib as at
 from .mask_and_softmax import product_steps
 from .probes import rand
-from .properties import argument_mixups, intermediates
+from .properties import argument_mixups
 from .spec import Exercise, Probe
 
 
 def similarity_steps(Q, K, *, c):
-    """S = Q Kᵀ, unscaled: the scores' own product, and no scale yet (a learner may scale already)."""
-    S = product_steps(Q, K, c)
-    return S / c("similarity scale", right=1.0, similarity_scaled=np.sqrt(Q.shape[-1]))
+    """S = Q Kᵀ, unscaled: the scores' own product, and no scale, softmax or mask yet (a learner may add them)."""
+    Q, K = c("rows normalised", right=(Q, K), cosine_similarity=(_unit_rows(Q), _unit_rows(K)))
+    S = c.step("what is compared", right=lambda: product_steps(Q, K, c), scores_feature_by_feature=lambda: Q.T @ K)
+    S = S / c("similarity scale", right=1.0, similarity_scaled=np.sqrt(Q.shape[-1]))
+    return c.step("scores returned", right=lambda: S, scores_softmaxed=lambda: at.softmax(S),
+                  scores_masked=lambda: S + at.causal_mask(len(S)))
+
+
+def _unit_rows(M):
+    return M / np.linalg.norm(M, axis=-1, keepdims=True)
 
 
 def learned_scores(X, Wq, Wk):
@@ -29,6 +36,9 @@ def learned_scores_steps(X, Wq, Wk, *, c):
 
 CHOICES = {
     "similarity scale": "similarity is the raw product: look for a division, which comes later.",
+    "rows normalised": "Look at the lengths of your queries and keys: the scores use them as they are.",
+    "what is compared": "Write the shape next to each operand of your product: one score per pair of tokens.",
+    "scores returned": "Look at what your function does after the product: the raw scores come back, nothing more.",
 }
 
 
@@ -69,23 +79,9 @@ EXERCISES = [
 ]
 
 
-def _unit_rows(M):
-    return M / np.linalg.norm(M, axis=1, keepdims=True)
-
-
-def _scores_intermediates(X, Wq, Wk):
-    Q, K = X @ Wq, X @ Wk
-    S = Q @ K.T
-    return [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T), ("projection-missing", X @ X.T),
-            ("scores-softmaxed", at.softmax(S)), ("scores-softmaxed", at.softmax(S / np.sqrt(Q.shape[1]))),
-            ("scores-masked", S + at.causal_mask(len(S))), ("scores-diagonal-only", (Q * K).sum(axis=1)),
-            ("scores-feature-by-feature", Q.T @ K)]
-
-
 FINDINGS = {
-    "similarity": [argument_mixups(at.similarity, ("Q", "K")),
-                   intermediates(lambda Q, K: [("cosine-similarity", _unit_rows(Q) @ _unit_rows(K).T)])],
-    "learned_scores": [argument_mixups(learned_scores, ("X", "Wq", "Wk")), intermediates(_scores_intermediates)],
+    "similarity": [argument_mixups(at.similarity, ("Q", "K"))],
+    "learned_scores": [argument_mixups(learned_scores, ("X", "Wq", "Wk"))],
 }
 
 
@@ -98,11 +94,4 @@ DIAGNOSES = {
                             "every query with every key.",
     "scores-feature-by-feature": "You multiplied Qᵀ by K, a (d, d) matrix of features against features, while the "
                                  "scores compare tokens with tokens.",
-}
-
-NUDGES = {
-    "scores-softmaxed": "Add up one row of your result.",
-    "scores-masked": "Look for -inf in your result.",
-    "scores-diagonal-only": "Look at the shape of your result: one score per pair of tokens.",
-    "scores-feature-by-feature": "Write the shape next to each operand of your last product.",
 }
