@@ -331,7 +331,9 @@ def grade(ops, time_limit=None):
         gap = largest_gap(my_losses, ref_losses)  # below 1e-12 its digits are the CPU's rounding: not shown
         agree = (f"within a relative {RTOL:g} of attnlib's at every step (the largest gap is "
                  f"{'below 1e-12' if gap < 1e-12 else f'{gap:.0e}'})")
-        trained = (f"trained the model{' with positions=' + repr(positions) if positions != 'learned' else ''}: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, {agree}; "
+        which = "" if positions == "learned" else f" with positions={positions!r}"
+        trained = (f"trained the model{which}: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, "
+                   f"{agree}; "
                    f"it generated {greedy!r} (greedy) and {sampled!r} (sampled, the first of {len(SAMPLE_SEEDS)}), "
                    "the same tokens as attnlib's")
         if not failing:
