@@ -20,7 +20,6 @@ from .attention import ATTENTION, MULTI_HEAD_ATTENTION, Op
 from .cache import cache_step, sample_next
 from .layers import EMBED, GELU, LAYER_NORM, mlp_forward, mlp_grads
 from .loss import CROSS_ENTROPY, LOGITS
-from .positions import rotation
 
 BLOCK_KEYS = ("ln1_g", "ln1_b", "Wq", "Wk", "Wv", "Wo", "ln2_g", "ln2_b", "W1", "b1", "W2", "b2")
 ATTENTION_KEYS = BLOCK_KEYS[:6]  # an attention-only block (mlp=False) has no second norm and no MLP
@@ -106,6 +105,7 @@ def kv_step(ops, cache, layer):
 def rotary(positions, cos, sin):
     """RoPE's rotation of q and k rows at `positions` (T,), whose angles' cosines and sines are cos, sin (T, d/2):
     an Op on (..., T, d). The table's entry, so that the capstone can put the learner's rope in its place."""
+    from .positions import rotation  # imported here: the public names keep the course order (positions after blocks)
     return rotation(cos, sin)
 
 
