@@ -320,8 +320,8 @@ def grade(ops, time_limit=None):
              f"{len(SAMPLE_SEEDS)} seeds")
     if positions == "rope":
         setup += (", the model turning q and k with your rope" +
-                  (f" (and attnlib's {_and([n for n in ROPE_REFUSED if n in ops])}, which compute q and k without "
-                   "turning them)" if set(ROPE_REFUSED) & set(ops) else ""))
+                  (f" (attnlib's {_and([n for n in ROPE_REFUSED if n in ops])} in place of yours, which compute q "
+                   "and k without turning them)" if set(ROPE_REFUSED) & set(ops) else ""))
     rotated = (" Then the same again with positions='rope', your rope turning every head's q and k: the same "
                "losses and tokens as attnlib's." if "rope" in ops and len(models(ops)) == 2 else "")
     if not found and not name:
