@@ -102,11 +102,19 @@ def kv_step(ops, cache, layer):
     return functools.partial(ops["cache_step"], cache=cache, layer=layer)
 
 
+def rotary(positions, cos, sin):
+    """RoPE's rotation of q and k rows at `positions` (T,), whose angles' cosines and sines are cos, sin (T, d/2):
+    an Op on (..., T, d). The table's entry, so that the capstone can put the learner's rope in its place."""
+    from .positions import rotation  # imported here: the public names keep the course order (positions after blocks)
+    return rotation(cos, sin)
+
+
 # The ops TinyLM runs on, by name: each a forward/backward Op, but the generation-only
-# cache_step(Q, K, V, scale, cache, layer) -> O and sample_next(logits, temperature, u) -> id.
+# cache_step(Q, K, V, scale, cache, layer) -> O and sample_next(logits, temperature, u) -> id, and
+# rotary(positions, cos, sin) -> the Op that turns q and k (models with positions="rope").
 OPS = {"embed": EMBED, "layer_norm": LAYER_NORM, "attention": ATTENTION, "multi_head_attention": MULTI_HEAD_ATTENTION,
        "gelu": GELU, "transformer_block": BLOCK, "logits": LOGITS, "cross_entropy": CROSS_ENTROPY,
-       "cache_step": cache_step, "sample_next": sample_next}
+       "cache_step": cache_step, "sample_next": sample_next, "rotary": rotary}
 
 
 def block_params(args, dims):

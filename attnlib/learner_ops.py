@@ -9,7 +9,9 @@ is the learner's own backward function where one is given, attnlib's otherwise.
 `multi_head_attention` and `transformer_block` supply the value of their layer (so the
 loss sees them); the gradients flow through the pieces. In generation the learner's
 cache_step is called one new row at a time, and the learner's next-token pick
-(sample_next) picks.
+(sample_next) picks. In a model with positions="rope" the learner's rope turns every
+head's q and k, one sequence and head at a time; its backward is attnlib's (the
+rotation by minus the angle).
 """
 import math
 
@@ -20,11 +22,12 @@ from .block import BLOCK, OPS, block_forward
 from .layers import EMBED, GELU, LAYER_NORM, gelu_forward, layer_norm_forward
 from .loss import LOGITS
 from .mixing import mask_future
+from .positions import rotation
 
 # The names TinyLM(ops=...) accepts, in course order.
 NAMES = ("softmax", "attention", "embed", "multi_head_attention", "layer_norm", "gelu", "transformer_block",
          "next_token_logits", "cross_entropy", "softmax_backward", "attention_backward", "layer_norm_backward",
-         "cache_step", "sample_next")
+         "cache_step", "sample_next", "rope")
 
 
 def check(ops, attn_scale=True, mlp=True, positions="learned"):
@@ -217,6 +220,16 @@ def cache_step_op(cache_step):
     return step
 
 
+def rope_op(rope):
+    """The model's rotary(positions, cos, sin) from the learner's rope(X, positions): each head's rows (T, d_head)
+    turned by the learner's function; the gradient turned back by attnlib's rotation."""
+    def rotary(positions, cos, sin):
+        def forward(X):  # (..., T, d_head)
+            return per_sequence(lambda x: rope(x, positions), "rope", X.shape[-2:], X)
+        return Op(forward, rotation(cos, sin).backward)
+    return rotary
+
+
 def table(ops):
     """TinyLM's table (attnlib.block.OPS) with the learner's functions in place of attnlib's."""
     t = dict(OPS)
@@ -227,7 +240,7 @@ def table(ops):
     adapters = {"gelu": ("gelu", gelu_op), "embed": ("embed", embed_op), "next_token_logits": ("logits", logits_op),
                 "cross_entropy": ("cross_entropy", cross_entropy_op), "cache_step": ("cache_step", cache_step_op),
                 "multi_head_attention": ("multi_head_attention", mha_op),
-                "transformer_block": ("transformer_block", block_op)}
+                "transformer_block": ("transformer_block", block_op), "rope": ("rotary", rope_op)}
     for name, (slot, adapt) in adapters.items():
         if name in ops:
             t[slot] = adapt(ops[name])

@@ -23,7 +23,7 @@ from ._validate import (as_float_array, as_int_array, boolean, check_size, finit
                         float_dtype, non_negative_int, positive_int, public)
 from .block import ATTENTION_KEYS, BLOCK_KEYS, NORMS, OPS, kv_step
 from .cache import KVCache, top_k_filter, top_p_filter
-from .positions import rotation, rotation_tables, sinusoids
+from .positions import rotation_tables, sinusoids
 from . import learner_ops
 
 MAX_INIT_STD = 1000.0  # the largest init_std TinyLM accepts (see its docstring)
@@ -59,9 +59,10 @@ class TinyLM:
                        None: n_heads, plain multi-head attention. Runs attnlib's own attention (not with ops).
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
-                       attention_backward, layer_norm_backward, cache_step, ...) to your own
+                       attention_backward, layer_norm_backward, cache_step, rope, ...) to your own
                        functions with the exercise signatures: the model then runs through
-                       them, one sequence at a time, and attnlib's fill in the rest.
+                       them, one sequence at a time, and attnlib's fill in the rest. Your rope
+                       turns q and k only in a model with positions="rope".
 
     `.params` is a flat dict: tok_emb (vocab, d_model), pos_emb (max_len, d_model) (learned positions only),
     blocks.{i}.{key} for key in BLOCK_KEYS, ln_f_g, ln_f_b (d_model,), W_out (d_model, vocab).
@@ -196,7 +197,7 @@ class TinyLM:
         if self.rotary_tables is None:
             return None
         cos, sin = self.rotary_tables
-        return rotation(cos[start:start + T], sin[start:start + T])
+        return self.table["rotary"](np.arange(start, start + T), cos[start:start + T], sin[start:start + T])
 
     def _backward(self, dlogits, caches):
         """The gradient of every parameter from dlogits (B, T, vocab), through the caches of _forward."""

@@ -17,6 +17,13 @@ a pass. Every run follows the same learning-rate schedule, that of the full STEP
 run, even when it stops early. The training runs in a separate process, and each op's
 check runs the op in its own, as every check does.
 
+With a `rope` among the ops, all of this is done twice: first the model above, with learned
+positions (the learner's rope is not called there), then the same model with
+positions="rope", whose every head's q and k the learner's rope turns, and the other ops
+that model can run (not the learner's multi_head_attention or transformer_block, which
+compute q and k without rotating them). The first of the two models whose runs part is
+reported.
+
 The report names the op that alone parts the runs, if one does, then every op that
 fails its own check (with that check's diagnosis), then the rest of what training
 showed. Its diagnosis is the most specific id found: the own check's id of the op that
@@ -43,6 +50,7 @@ from .runner import call
 NAME = "capstone"
 GENERATION_ONLY = ("cache_step", "sample_next")  # the ops training never calls
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8, seed=0)
+ROPE_REFUSED = ("multi_head_attention", "transformer_block")  # ops that cannot run a model with positions="rope"
 SEQ_LEN = 7  # words per training row: fewer than max_len, so an embed that takes the wrong position rows parts at once
 STEPS, BATCH, LR, WARMUP = 30, 8, 1e-2, 5
 PROMPT, N_NEW = "the cat", 6
@@ -109,12 +117,12 @@ def counted(ops):
     return {name: wrap(name, fn) for name, fn in ops.items()}, calls
 
 
-def run(ops, stop=STEPS, weights=None):
+def run(ops, stop=STEPS, weights=None, positions="learned"):
     """(losses, greedy tokens, sampled tokens (one array per seed of SAMPLE_SEEDS), error, trained weights) of a
     run with these ops, trained for the first `stop` steps of the STEPS-step schedule. With weights given, no
-    training: the model generates from those weights."""
+    training: the model generates from those weights. positions: the model's (TinyLM's `positions`)."""
     t = task()
-    model = TinyLM(len(t.tokenizer), ops=dict(ops), **MODEL)
+    model = TinyLM(len(t.tokenizer), ops=dict(ops), positions=positions, **MODEL)
     prompt = t.tokenizer.encode(PROMPT.split())
     losses = np.zeros(0)
     try:
@@ -185,7 +193,17 @@ def in_order(ops, first=()):
     return [n for n in names if n in first] + [n for n in names if n not in first]
 
 
-def culprit(ops, mine, ref, names):
+def models(ops):
+    """[(positions, the names of the ops that model runs)]: the model with learned positions, on every op but rope;
+    with a rope given, then the model with positions="rope", on every op it can run. A model with no op is left
+    out."""
+    both = [("learned", [n for n in ops if n != "rope"])]
+    if "rope" in ops:
+        both.append(("rope", [n for n in ops if n not in ROPE_REFUSED]))
+    return [(positions, names) for positions, names in both if names]
+
+
+def culprit(ops, mine, ref, names, positions="learned"):
     """(name, what it does) of the first op of `names` that alone changes the run, or ('', '').
 
     Where training parted at step k, each op alone trains the first k + 1 steps of the same schedule. Where
@@ -194,9 +212,9 @@ def culprit(ops, mine, ref, names):
     k = first_step(mine[0], ref[0])
     for name in names:
         if k is None:
-            why = difference(run({name: ops[name]}, weights=ref[4]), ref)
+            why = difference(run({name: ops[name]}, weights=ref[4], positions=positions), ref)
         else:
-            one = run({name: ops[name]}, stop=k + 1)
+            one = run({name: ops[name]}, stop=k + 1, positions=positions)
             why = f"the run stopped with {one[3]}" if one[3] else loss_difference(one[0], ref[0], k + 1)
         if why:
             return name, why
@@ -204,24 +222,42 @@ def culprit(ops, mine, ref, names):
 
 
 def compare(ops, failing=()):
-    """Everything the report needs, as plain values (it crosses a process boundary). Ops alone are tried in
-    in_order(ops, failing): those that fail their own check first.
+    """Everything the report needs, as plain values (it crosses a process boundary), for the first model of
+    models(ops) whose runs part, else for the first model. Ops alone are tried in in_order(ops, failing): those
+    that fail their own check first. The last value is that model's positions.
 
-    `unused` lists the ops the learner's model did not call directly (their other functions do that work):
-    when the runs agree, each of those is tried alone, and the first that alone changes the run is named."""
+    `unused` lists the ops the learner's models did not call directly (their other functions do that work):
+    when the runs agree, each of those is tried alone in the first model that runs it, and the first that alone
+    changes the run is named."""
     start = time.perf_counter()
-    ref = run({})
     wrapped, calls = counted(ops)
-    mine = run(wrapped)
     names = in_order(ops, failing)
+    runs = []
+    for positions, used in models(ops):
+        ref = run({}, positions=positions)
+        mine = run({n: wrapped[n] for n in used}, positions=positions)
+        runs.append((positions, used, ref, mine))
+        found = difference(mine, ref)
+        if not found:
+            continue
+        own = [n for n in names if n in used]
+        name, why = culprit(ops, mine, ref, own, positions)
+        if not name:  # no op alone parts within k + 1 steps: try each over the whole run
+            name, why = next(((n, w) for n in own if (w := difference(run({n: ops[n]}, positions=positions), ref))),
+                             ("", ""))
+        return (found, name, why, [], ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start,
+                positions)
     unused = [n for n in names if not calls[n]]
-    found = difference(mine, ref)
-    name, why = culprit(ops, mine, ref, names) if found else ("", "")
-    if found and not name:  # no op alone parts within k + 1 steps: try each over the whole run
-        name, why = next(((n, w) for n in names if (w := difference(run({n: ops[n]}), ref))), ("", ""))
-    if not found:
-        name, why = next(((n, w) for n in unused if (w := difference(run({n: ops[n]}), ref))), ("", ""))
-    return (found, name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start)
+    name, why = "", ""
+    for n in unused:
+        positions, _, ref, _ = next(r for r in runs if n in r[1])
+        why = difference(run({n: ops[n]}, positions=positions), ref)
+        if why:
+            name = n
+            break
+    positions, _, ref, mine = runs[0]
+    return ("", name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start,
+            positions)
 
 
 def own_checks(ops):
@@ -276,10 +312,18 @@ def grade(ops, time_limit=None):
     if outcome.kind != "ok":
         diagnosis = {"timeout": "timeout", "crashed": "crashed"}.get(outcome.kind, "raised-error")
         return _fail(failing, "", diagnosis, "training with your ops", [outcome.error or outcome.kind])
-    found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds = outcome.value
-    setup = (f"training TinyLM({', '.join(f'{k}={v}' for k, v in MODEL.items())}) for {STEPS} steps on the cat "
-             f"sentences (batches of {BATCH} rows of {SEQ_LEN} words), then generating {N_NEW} tokens after "
-             f"{PROMPT!r}, greedy and sampled with {len(SAMPLE_SEEDS)} seeds")
+    found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds, positions = outcome.value
+    model = ", ".join(f"{k}={v}" for k, v in MODEL.items()) + ("" if positions == "learned" else
+                                                                 f", positions={positions!r}")
+    setup = (f"training TinyLM({model}) for {STEPS} steps on the cat sentences (batches of {BATCH} rows of "
+             f"{SEQ_LEN} words), then generating {N_NEW} tokens after {PROMPT!r}, greedy and sampled with "
+             f"{len(SAMPLE_SEEDS)} seeds")
+    if positions == "rope":
+        setup += (", the model turning q and k with your rope" +
+                  (f" (attnlib's {_and([n for n in ROPE_REFUSED if n in ops])} in place of yours, which compute q "
+                   "and k without turning them)" if set(ROPE_REFUSED) & set(ops) else ""))
+    rotated = (" Then the same again with positions='rope', your rope turning every head's q and k: the same "
+               "losses and tokens as attnlib's." if "rope" in ops and len(models(ops)) == 2 else "")
     if not found and not name:
         each = "was" if len(unused) == 1 else "were each"
         alone = (f" Your {_and(unused)}, which the model did not call directly, {each} also tried alone in attnlib's "
@@ -287,12 +331,14 @@ def grade(ops, time_limit=None):
         gap = largest_gap(my_losses, ref_losses)  # below 1e-12 its digits are the CPU's rounding: not shown
         agree = (f"within a relative {RTOL:g} of attnlib's at every step (the largest gap is "
                  f"{'below 1e-12' if gap < 1e-12 else f'{gap:.0e}'})")
-        trained = (f"trained the model: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, {agree}; "
+        which = "" if positions == "learned" else f" with positions={positions!r}"
+        trained = (f"trained the model{which}: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, "
+                   f"{agree}; "
                    f"it generated {greedy!r} (greedy) and {sampled!r} (sampled, the first of {len(SAMPLE_SEEDS)}), "
                    "the same tokens as attnlib's")
         if not failing:
             return Report(NAME, "pass", summary=(f"your {len(ops)} ops ({', '.join(ops)}) each pass their own check "
-                                                 f"and {trained} ({seconds:.1f} s).{alone}"))
+                                                 f"and {trained} ({seconds:.1f} s).{rotated}{alone}"))
         return _fail(failing, "", "", f"each op's own check, then {setup}",
                      [f"with all your ops, training does not show it: they {trained}"])
     if name:

@@ -401,3 +401,63 @@ def test_the_own_checks_reports_are_not_displayed_only_the_capstones():
     """)
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1:] == ["['capstone']"], out.stdout + out.stderr
+
+
+# ---------------------------------------------------------------------------
+# the learner's rope: it turns q and k in a model with positions="rope", and the capstone trains that model too
+
+def test_tinylm_with_attnlibs_rope_as_the_op_is_the_rope_model_exactly():
+    ref, mine = pair({"rope": attnlib.rope}, positions="rope")
+    tokens, targets = batch()
+    np.testing.assert_array_equal(mine.forward(tokens), ref.forward(tokens))
+    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
+    assert l0 == l1 and all(np.array_equal(g0[k], g1[k]) for k in g0)
+    prompt = np.array([1, 4])
+    assert np.array_equal(mine.generate(prompt, 5), ref.generate(prompt, 5))
+    assert np.array_equal(mine.generate(prompt, 5, use_cache=False), ref.generate(prompt, 5))
+
+
+def test_the_learners_rope_turns_q_and_k_beside_their_other_ops():
+    ops = {k: f for k, f in learner.ALL.items() if k not in capstone.ROPE_REFUSED}
+    ref, mine = pair(ops, positions="rope")
+    tokens, targets = batch(2)
+    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
+    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
+    assert abs(l0 - l1) < 1e-12
+    for key in g0:
+        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+    assert np.array_equal(mine.generate(np.array([2, 5]), 4), ref.generate(np.array([2, 5]), 4))
+    _, wrong = pair({"rope": learner.rope_halves}, positions="rope")
+    assert not np.allclose(wrong.forward(tokens), ref.forward(tokens))
+
+
+def test_a_rope_is_optional_and_used_only_by_a_model_asked_for_rope():
+    without = {k: f for k, f in learner.ALL.items() if k != "rope"}
+    assert capstone.models(without) == [("learned", list(without))]  # graded as before rope came in
+    assert capstone.models({"rope": learner.rope}) == [("rope", ["rope"])]
+    assert [(p, "rope" in names, "transformer_block" in names) for p, names in capstone.models(learner.ALL)] == \
+        [("learned", False, True), ("rope", True, False)]
+    ref, mine = pair({"rope": learner.rope_halves})  # learned positions: the rope is never called
+    np.testing.assert_array_equal(mine.forward(batch()[0]), ref.forward(batch()[0]))
+
+
+@pytest.mark.parametrize("ops", [{"rope": learner.rope}, learner.ALL], ids=["alone", "among all the ops"])
+def test_a_right_rope_passes_the_capstone(ops):
+    report = check("capstone", ops)
+    assert report.passed, report.problems
+    assert "rope" in report.summary.split(" each pass their own check")[0]
+    assert ("with positions='rope'" if len(ops) == 1 else "Then the same again with positions='rope'") in \
+        report.summary
+
+
+@pytest.mark.parametrize("expected, wrong", [("rope-halves", learner.rope_halves),
+                                             ("rope-positions-from-one", learner.rope_positions_from_one)])
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "among all the ops"])
+def test_a_wrong_rope_is_named_with_its_mistake(expected, wrong, alone):
+    ops = {"rope": wrong} if alone else learner._with(rope=wrong)
+    diagnosis, name, own, problems = failed(ops)
+    assert (diagnosis, name, own) == (expected, "rope", ["rope"])
+    assert problems[1].startswith(f"your rope does not pass its own check (16_rope.ipynb): {expected} — "), problems
+    with pytest.raises(CheckFailed) as info:
+        check("capstone", ops)
+    assert "positions='rope'" in info.value.report.probe

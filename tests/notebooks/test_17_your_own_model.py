@@ -97,11 +97,25 @@ def cache_step_without_scale(q, k, v, K_cache, V_cache):  # broken for generatio
 # ---------------------------------------------------------------------------
 # the model is a composition of the exercises' functions
 
-def test_17_the_fourteen_ops_belong_to_lessons_06_to_14():
+def test_17_the_fifteen_ops_belong_to_lessons_06_to_16_and_rope_only_turns_a_rope_model():
+    from attnlib import TinyLM
     from attnlib.course import lesson
     from attnlib.learner_ops import NAMES
-    assert len(NAMES) == 14
-    assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 15)}
+    assert len(NAMES) == 15 and NAMES[-1] == "rope"
+    assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 17)}
+    assert lesson("rope").number == "16"
+    t = task()
+    tokens = np.arange(8) % len(t.tokenizer)
+    calls = []
+
+    def counted_rope(X, positions, theta=10000.0):
+        calls.append(X.shape)
+        from attnlib import rope
+        return rope(X, positions, theta)
+    TinyLM(len(t.tokenizer), **SIZE, ops={"rope": counted_rope}).forward(tokens)  # learned positions, as here
+    assert calls == []
+    TinyLM(len(t.tokenizer), **SIZE, positions="rope", ops={"rope": counted_rope}).forward(tokens)
+    assert len(calls) == 2 * 2 * 2 and calls[0] == (8, 8)  # q and k, per head, per layer; d_head = 8
 
 
 def test_17_the_forward_pass_is_the_composition_position_by_position():

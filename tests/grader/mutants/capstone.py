@@ -95,11 +95,20 @@ def sample_next(logits, temperature, u):
     return int(np.searchsorted(np.cumsum(p) / p.sum(), u, side="right"))
 
 
+def rope(X, positions, theta=10000.0):
+    d = X.shape[1]
+    a = np.asarray(positions, dtype=float)[:, None] * theta ** (-np.arange(0, d, 2) / d)  # (n, d/2)
+    x, y = X[:, 0::2], X[:, 1::2]
+    out = np.empty(X.shape)
+    out[:, 0::2], out[:, 1::2] = x * np.cos(a) - y * np.sin(a), x * np.sin(a) + y * np.cos(a)
+    return out
+
+
 ALL = {"softmax": softmax, "attention": attention, "embed": embed, "multi_head_attention": multi_head_attention,
        "layer_norm": layer_norm, "gelu": gelu, "transformer_block": transformer_block,
        "next_token_logits": next_token_logits, "cross_entropy": cross_entropy, "softmax_backward": softmax_backward,
        "attention_backward": attention_backward, "layer_norm_backward": layer_norm_backward,
-       "cache_step": cache_step, "sample_next": sample_next}
+       "cache_step": cache_step, "sample_next": sample_next, "rope": rope}
 
 
 # wrong ops ------------------------------------------------------------------------------------------------
@@ -135,6 +144,17 @@ def layer_norm_centres_in_place(X, g, b, eps=1e-5):
 
 def layer_norm_eps_ignored(X, g, b, eps=1e-5):
     return layer_norm(X, g, b)  # the model only ever passes the default eps: training never sees it
+
+
+def rope_halves(X, positions, theta=10000.0):
+    d = X.shape[1]
+    a = np.asarray(positions, dtype=float)[:, None] * theta ** (-np.arange(0, d, 2) / d)
+    x, y = X[:, :d // 2], X[:, d // 2:]  # feature i paired with i + d/2
+    return np.hstack([x * np.cos(a) - y * np.sin(a), x * np.sin(a) + y * np.cos(a)])
+
+
+def rope_positions_from_one(X, positions, theta=10000.0):
+    return rope(X, np.asarray(positions) + 1, theta)
 
 
 def _with(**changes):
