@@ -203,8 +203,8 @@ EXERCISES = [
         reference=rope_attention,
         probes=RA_PROBES,
         pipeline=rope_attention_steps,
-        verified="causal attention on rope-rotated Q and K with V unrotated, for positions from 0, with gaps and "
-                 "from 100, another theta, one row",
+        verified="causal attention on rope-rotated Q and K with V unrotated, for positions from 0, with gaps, from "
+                 "100 and out of order (the mask goes by rows), another theta, one row and scores in the thousands",
         hint1="RoPE changes only where the scores come from: rotate the queries and the keys by their positions, then "
               "run causal attention as in lesson 07. The values are mixed unrotated.",
         hint2="Rotate Q and K with your rope, at the given positions and theta; the scores are their product divided "
