@@ -18,9 +18,7 @@ the accuracy on rows of 16 (as trained), on rows of 32, and on the positions 16-
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -29,18 +27,9 @@ from attnlib import TinyLM  # noqa: E402
 from attnlib.attention import attend  # noqa: E402
 from attnlib.positions import rotate_pairs, rotation_tables  # noqa: E402
 from attnlib.train import blas_threads  # noqa: E402
+from attention import median_time  # noqa: E402  (bench/attention.py, beside this file)
 
 N_HEADS, D_HEAD = 4, 64
-
-
-def median_time(fn, repeats):
-    fn()  # warm up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def cost(sizes, repeats):
