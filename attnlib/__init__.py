@@ -12,9 +12,9 @@ The maths, one module per idea, in course order:
     block        the transformer block, and the table of ops below it  (notebook 10)
     cache        the KV cache, one cached step, sampling, top-k, top-p  (notebook 14)
     positions    the frequencies of positions from a formula: sinusoids, RoPE  (notebooks 08, 16)
-    model        TinyLM: one forward, one backward, one generate loop  (notebooks 08, 11-17)
+    model        TinyLM: one forward, one backward, one generate loop  (notebooks 08, 11-19)
     circuits     what a head does: previous-token and prefix-matching scores, ablation  (notebook 15)
-    learner_ops  the learner's own functions as TinyLM's ops           (notebook 17)
+    learner_ops  the learner's own functions as TinyLM's ops           (notebook 19)
     optim        Adam with weight decay and gradient clipping
     train        the training loop and ready-made experiments (import attnlib.train)
     data         the essay's example, toy tasks, a tokenizer

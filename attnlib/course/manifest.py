@@ -76,7 +76,13 @@ LESSONS = (
            "rotate each pair of $q$ and $k$ features by an angle that grows with the position: "
            "scores see only the offset",
            ("rope_explorer",), ("rope", "rope_attention")),
-    Lesson("17_your_own_model", "Your own model",
+    Lesson("17_grouped_queries", "Shared keys and values: GQA",
+           "several query heads read one group of $K$ and $V$: the cache shrinks by the group size",
+           (), ("grouped_query_attention", "grouped_cache_step")),
+    Lesson("18_sliding_window", "A bounded cache: sliding windows",
+           "each token sees the last $w$ positions, and the first few kept as sinks: the cache stops growing",
+           (), ("sliding_window_mask", "rolling_cache_step")),
+    Lesson("19_your_own_model", "Your own model",
            "your functions inside TinyLM: it trains on the running example and generates with your cache",
            ("ops_explorer",), ("capstone",)),
 )

@@ -14,7 +14,7 @@ from attnlib.course import cli
 from attnlib.course import workspace
 from helpers import ROOT
 
-STEMS = ("01_projection", "02_batches", "06_mask_and_softmax", "17_your_own_model")
+STEMS = ("01_projection", "02_batches", "06_mask_and_softmax", "19_your_own_model")
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_the_capstone_runs_once_a_notebook_it_gathers_from_changed(course, kerne
     write_code(course, "06_mask_and_softmax", STUB, "return S")  # softmax is: lesson 06 owns it
     kernel.clear()
     _, rows, _, _ = status(course, capsys)
-    assert sorted(kernel) == ["06_mask_and_softmax", "17_your_own_model"]
+    assert sorted(kernel) == ["06_mask_and_softmax", "19_your_own_model"]
     assert rows["capstone"] == "passed" and rows["softmax"] == "passed"
 
 

@@ -136,7 +136,7 @@ def unstable_cells(path):
 
 def test_model_notebooks_are_found():
     assert "notebooks/11_next_token.ipynb" in MODEL_NOTEBOOKS
-    assert "notebooks/17_your_own_model.ipynb" in MODEL_NOTEBOOKS and "notebooks/16_rope.ipynb" in MODEL_NOTEBOOKS
+    assert "notebooks/19_your_own_model.ipynb" in MODEL_NOTEBOOKS and "notebooks/16_rope.ipynb" in MODEL_NOTEBOOKS
 
 
 @pytest.mark.parametrize("path", MODEL_NOTEBOOKS)

@@ -157,19 +157,19 @@ def test_a_renumbered_lesson_takes_the_learners_copy_along(tmp_path):
     shutil.copytree(ROOT / "exercises", root / "exercises")
     workspace.sync(root)
     folder = root / "workspace" / "exercises"
-    mine = folder / "17_your_own_model.ipynb"
+    mine = folder / "19_your_own_model.ipynb"
     solved = mine.read_text().replace("raise NotImplementedError", "return 'my own line'")
     mine.unlink()
-    old = folder / "15_your_own_model.ipynb"  # the capstone's number before lessons 15 and 16 were inserted
+    old = folder / "15_your_own_model.ipynb"  # the capstone's number before lessons 15 to 18 were inserted
     old.write_text(solved)
     record_path = root / "workspace" / ".course.json"
     record = json.loads(record_path.read_text())
-    record["exercises/15_your_own_model"] = record.pop("exercises/17_your_own_model")
+    record["exercises/15_your_own_model"] = record.pop("exercises/19_your_own_model")
     record_path.write_text(json.dumps(record))
     states = {c.stem: c.state for c in workspace.sync(root)}
     assert mine.read_text() == solved and not old.exists()
-    assert states["17_your_own_model"] == "current"  # the course file is the same: the copy is simply kept
-    assert "exercises/17_your_own_model" in json.loads(record_path.read_text())
+    assert states["19_your_own_model"] == "current"  # the course file is the same: the copy is simply kept
+    assert "exercises/19_your_own_model" in json.loads(record_path.read_text())
     stray = folder / "12_heads.ipynb"  # a renumbered copy whose new name is already taken stays apart
     stray.write_text("my older copy")
     heads = (folder / "09_heads.ipynb").read_text()
@@ -177,70 +177,74 @@ def test_a_renumbered_lesson_takes_the_learners_copy_along(tmp_path):
     assert stray.read_text() == "my older copy" and (folder / "09_heads.ipynb").read_text() == heads
 
 
-def capstone_as_lesson_16(text):
-    """The capstone's course file as it was before lesson 16 (RoPE) came in: its own number and links said 16."""
-    return text.replace("17_your_own_model", "16_your_own_model").replace("Exercises 17:", "Exercises 16:") \
-        .replace("# 17 \u00b7 Your own model", "# 16 \u00b7 Your own model")
+def capstone_as_lesson_17(text):
+    """The capstone's course file as it was before lessons 17 (GQA) and 18 (sliding windows) came in: its own number
+    and links said 17."""
+    return text.replace("19_your_own_model", "17_your_own_model").replace("Exercises 19:", "Exercises 17:") \
+        .replace("# 19 \u00b7 Your own model", "# 17 \u00b7 Your own model")
 
 
-def workspace_before_rope(root):
-    """A learner's workspace as the course left it while the capstone was lesson 16: their own copies of the
+def workspace_before_gqa(root):
+    """A learner's workspace as the course left it while the capstone was lesson 17: their own copies of the
     capstone's lesson and exercises, edited (a solved capstone: their notes and a changed line), each recorded
     with the fingerprint of the course file it came from. Returns {kind: the learner's text}."""
     ws = root / "workspace"
     record, mine = {}, {}
     for kind in ("notebooks", "exercises"):
-        course_text = capstone_as_lesson_16((ROOT / kind / "17_your_own_model.ipynb").read_text())
+        course_text = capstone_as_lesson_17((ROOT / kind / "19_your_own_model.ipynb").read_text())
         nb = nbformat.reads(course_text, as_version=4)
         nb.cells.append(nbformat.v4.new_markdown_cell("My notes: my softmax passed, then the capstone did."))
         nb.cells[1].source += "\nprint('my own line')"
-        copy = ws / kind / "16_your_own_model.ipynb"
+        copy = ws / kind / "17_your_own_model.ipynb"
         copy.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, copy)
         digest = hashlib.sha256(course_text.encode()).hexdigest()
-        record[f"{kind}/16_your_own_model"] = {"source": digest, "copy": digest}  # recorded pristine, edited since
+        record[f"{kind}/17_your_own_model"] = {"source": digest, "copy": digest}  # recorded pristine, edited since
         mine[kind] = copy.read_text()
     (ws / ".course.json").write_text(json.dumps(record))
     return mine
 
 
-def test_a_solved_capstone_moves_from_16_to_17_with_every_line_and_rope_arrives_fresh(tmp_path):
-    """Lesson 16 (RoPE) pushed the capstone to 17: the learner's edited copies of the capstone follow it to 17, every
-    line kept and flagged as theirs (the course's version changed too: its number and links), and lesson 16's files
-    arrive as new, pristine copies, never mistaken for the learner's old 16."""
+def test_a_solved_capstone_moves_from_17_to_19_with_every_line_and_the_new_lessons_arrive_fresh(tmp_path):
+    """Lessons 17 (GQA) and 18 (sliding windows) pushed the capstone to 19: the learner's edited copies of the capstone
+    follow it to 19, every line kept and flagged as theirs (the course's version changed too: its number and links),
+    and lessons 17 and 18 arrive as new, pristine copies, never mistaken for the learner's old 17."""
     root = tmp_path / "course"
     for kind in ("notebooks", "exercises"):
         shutil.copytree(ROOT / kind, root / kind)
-    mine = workspace_before_rope(root)
+    mine = workspace_before_gqa(root)
     copies = {(c.kind, c.stem): c.state for c in workspace.sync(root)}
     ws = root / "workspace"
     for kind in ("notebooks", "exercises"):
-        assert (ws / kind / "17_your_own_model.ipynb").read_text() == mine[kind]
-        assert copies[kind, "17_your_own_model"] == "outdated"  # kept as the learner's; `update 17` would fetch
-        assert not (ws / kind / "16_your_own_model.ipynb").exists()
-        assert (ws / kind / "16_rope.ipynb").read_text() == (root / kind / "16_rope.ipynb").read_text()
-        assert copies[kind, "16_rope"] == "new"
+        assert (ws / kind / "19_your_own_model.ipynb").read_text() == mine[kind]
+        assert copies[kind, "19_your_own_model"] == "outdated"  # kept as the learner's; `update 19` would fetch
+        assert not (ws / kind / "17_your_own_model.ipynb").exists()
+        for new in ("17_grouped_queries", "18_sliding_window"):
+            assert (ws / kind / f"{new}.ipynb").read_text() == (root / kind / f"{new}.ipynb").read_text()
+            assert copies[kind, new] == "new"
     record = json.loads((ws / ".course.json").read_text())
-    assert "exercises/16_your_own_model" not in record and "exercises/17_your_own_model" in record
+    assert "exercises/17_your_own_model" not in record and "exercises/19_your_own_model" in record
     again = {(c.kind, c.stem): c.state for c in workspace.sync(root)}  # a second sync changes nothing
-    assert again[("exercises", "17_your_own_model")] == "outdated" and again[("exercises", "16_rope")] == "current"
-    assert (ws / "exercises" / "17_your_own_model.ipynb").read_text() == mine["exercises"]
+    assert again[("exercises", "19_your_own_model")] == "outdated"
+    assert again[("exercises", "17_grouped_queries")] == again[("exercises", "18_sliding_window")] == "current"
+    assert (ws / "exercises" / "19_your_own_model.ipynb").read_text() == mine["exercises"]
 
 
-def test_make_grade_after_the_renumbering_keeps_the_solved_capstone_and_lists_rope(tmp_path):
+def test_make_grade_after_the_renumbering_keeps_the_solved_capstone_and_lists_the_new_exercises(tmp_path):
     """The same move through the learner's command (`make grade` is `python -m attnlib status`): their capstone is
-    graded from its new name with every line kept, and lesson 16's exercises are listed, not attempted."""
+    graded from its new name with every line kept, and lessons 17 and 18's exercises are listed, not attempted."""
     root = tmp_path / "course"
     for kind in ("notebooks", "exercises"):
         shutil.copytree(ROOT / kind, root / kind)
-    mine = workspace_before_rope(root)
+    mine = workspace_before_gqa(root)
     result = cli(root, "status")
     assert result.returncode == 0, result.stderr
     for kind in ("notebooks", "exercises"):
-        assert (root / "workspace" / kind / "17_your_own_model.ipynb").read_text() == mine[kind]
+        assert (root / "workspace" / kind / "19_your_own_model.ipynb").read_text() == mine[kind]
     rows = status_rows(result.stdout)
-    assert rows["rope"] == "not attempted" and rows["rope_attention"] == "not attempted", result.stdout
-    assert "capstone" in rows and "17_your_own_model" in result.stdout, result.stdout
+    for name in ("grouped_query_attention", "grouped_cache_step", "sliding_window_mask", "rolling_cache_step"):
+        assert rows[name] == "not attempted", result.stdout
+    assert "capstone" in rows and "19_your_own_model" in result.stdout, result.stdout
 
 
 def test_a_copy_deleted_by_the_learner_comes_back_from_the_course(tmp_path):

@@ -509,7 +509,7 @@ def test_attention_explorer_shows_a_given_head():
 
 
 # ----------------------------------------------------------------------------
-# ops (notebook 17): one broken piece inside TinyLM, against attnlib's own run
+# ops (notebook 19): one broken piece inside TinyLM, against attnlib's own run
 
 def plain_training(ops, steps):
     """TinyLM on the cat sentences from seed 0, trained as the explorer says it does: the loss of every step."""

@@ -1,4 +1,4 @@
-"""Notebook 17: break one op of TinyLM(ops=...) and watch where its training and its text part from attnlib's.
+"""Notebook 19: break one op of TinyLM(ops=...) and watch where its training and its text part from attnlib's.
 
 BROKEN is a small catalogue of wrong versions of the exercises' functions, each
 with one line saying what is wrong. `ops_state(broken, steps)` trains a TinyLM on

@@ -1,4 +1,4 @@
-"""Notebook 17 (your own model): the claims its text makes.
+"""Notebook 19 (your own model): the claims its text makes.
 
 The pieces handed to TinyLM(ops=...) here are written again in plain numpy, independently of the notebook's
 (loops, other formulas, other mistakes of the same kind); the forward pass is recomputed by a loop over positions;
