@@ -56,7 +56,7 @@ class TinyLM:
                        groups (n_kv_heads divides n_heads; 1 is multi-query attention), query head h
                        reading group h // (n_heads // n_kv_heads). Wk and Wv are then
                        (d_model, n_kv_heads * d_head) and the KV cache holds n_kv_heads groups.
-                       None: n_heads, plain multi-head attention. Runs attnlib's own attention (not with ops).
+                       None: n_heads, plain multi-head attention.
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, rope, ...) to your own
@@ -84,9 +84,6 @@ class TinyLM:
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
                              f"shared by n_heads // n_kv_heads query heads")
-        if ops is not None and self.n_kv_heads != self.n_heads:
-            raise ValueError(f"n_kv_heads={n_kv_heads} runs attnlib's own grouped attention; the exercise functions "
-                             "given as ops take one key and value per head: leave n_kv_heads out with ops")
         self.dtype = float_dtype("dtype", dtype)
         self.init_std = finite_positive_float("init_std", init_std)
         if self.init_std > MAX_INIT_STD:
@@ -109,7 +106,8 @@ class TinyLM:
             raise ValueError(f"positions='rope' rotates pairs of each head's features: d_head = d_model / n_heads "
                              f"must be even, got d_model={d_model}, n_heads={n_heads}")
         seed = non_negative_int("seed", seed)
-        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions)
+        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions,
+                                                               self.n_kv_heads != self.n_heads)
         self.table = OPS if ops is None else learner_ops.table(self.ops)
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
