@@ -118,8 +118,9 @@ DIAGNOSES = {
     "scale-by-d": "The scores were divided by d instead of by its square root (or by the square root twice, "
                   "which is the same).",
     "scale-ignored": "With scale set to False the scores must stay unscaled.",
-    "scale-by-d-model": "The scores were scaled by the square root of d_model (the full width), but each head must "
-                        "use the square root of d_head, the width of its own queries and keys.",
+    "scale-by-d-model": "The scores were scaled by the square root of a full width (d_model, or all the heads side "
+                        "by side), but each head must use the square root of d_head, the width of its own queries and "
+                        "keys.",
     # mixing values
     "av-transposed": "You mixed with A transposed: row i of the output must mix the values with the weights in row i "
                      "of A.",

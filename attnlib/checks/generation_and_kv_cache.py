@@ -194,7 +194,7 @@ CHOICES = {
     "keys and values": "Count the caches: one for the keys and one for the values.",
     "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
     "projections": "Look at which weight matrix makes each of q, k and v: Wq, Wk and Wv, in that order.",
-    "cached rows read": "Look at which cached rows the query reads: all t of them, its own included.",
+    "cached rows read": "Look at which cached rows the query reads: every one of them, its own included.",
     "probabilities": "Look at where the temperature enters: it divides the logits, before the softmax.",
     "cache used": "Look at how each new token's attention is computed: by cache_step, once per token.",
     "new tokens": "Count the tokens you add: n_new of them.",

@@ -49,7 +49,8 @@ def grouped_cache_steps(q, k, v, K_cache, V_cache, *, c):
     keys, values = groups_steps(len(q), len(k), c)
     heads = c("heads attended", right=len(q), gqa_heads_counted_from_groups=len(k))
     q = queries_steps(q, len(k), c)
-    widths = {"scale_by_d_model": q.size, "scale_by_length": K.shape[1], "scale_by_length__cached": K_cache.shape[1]}
+    widths = {"scale_by_d_model": q.size, "scale_by_kv_width": k.size, "scale_by_length": K.shape[1],
+              "scale_by_length__cached": K_cache.shape[1]}
     o = np.stack([attend_step_steps(q[h], K[keys[h]], V[values[h]], c=c, widths=widths) for h in range(heads)])
     per_head = len(q) // len(k)
     kept = c("rows stored", right=kept, gqa_cache_per_query_head=tuple(np.repeat(M, per_head, axis=0) for M in kept))
@@ -100,7 +101,7 @@ DIAGNOSES = {
                                 "q[h]: the group index picks keys and values, not queries.",
     "gqa-group-columns-strided": "Group g took every n_kv_heads-th column of Wk and Wv instead of its contiguous "
                                  "block of d_head columns, g*d_head to (g+1)*d_head.",
-    "gqa-columns-repeated": "Each column of X Wk and X Wv was repeated in place (np.repeat along the features) "
+    "gqa-columns-repeated": "Each column of X Wk and X Wv was repeated in place, column by column, "
                             "instead of repeating whole groups for their heads, so the heads read mixed columns.",
     "gqa-heads-counted-from-groups": "Only n_kv_heads outputs came back: the number of query heads is q's first "
                                      "axis, and each of them gets an output.",
@@ -116,7 +117,6 @@ DIAGNOSES = {
 EXERCISES = [
     Exercise(
         name="grouped_query_attention",
-        uses=("multi_head_attention",),
         reference=at.grouped_query_attention,
         probes=GQA_PROBES,
         pipeline=gqa_steps,
@@ -132,7 +132,6 @@ EXERCISES = [
     ),
     Exercise(
         name="grouped_cache_step",
-        uses=("cache_step",),
         reference=grouped_cache_step,
         probes=GROUPED_PROBES,
         pipeline=grouped_cache_steps,

@@ -150,7 +150,6 @@ DIAGNOSES = {
 EXERCISES = [
     Exercise(
         name="sliding_window_mask",
-        uses=("causal_mask",),
         reference=sliding_window_mask,
         probes=WINDOW_PROBES,
         pipeline=window_steps,
@@ -164,7 +163,6 @@ EXERCISES = [
     ),
     Exercise(
         name="rolling_cache_step",
-        uses=("cache_step",),
         reference=rolling_cache_step,
         probes=ROLLING_PROBES,
         pipeline=rolling_cache_steps,
