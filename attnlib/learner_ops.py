@@ -257,8 +257,10 @@ def rope_op(rope):
     return rotary
 
 
-def table(ops):
-    """TinyLM's table (attnlib.block.OPS) with the learner's functions in place of attnlib's."""
+def table(ops, grouped=False):
+    """TinyLM's table (attnlib.block.OPS) with the learner's functions in place of attnlib's. grouped: the model's
+    heads share K/V groups, so the learner's grouped attention and grouped cache step go first where both kinds
+    are given (the per-head ones otherwise)."""
     t = dict(OPS)
     if {"softmax", "attention", "softmax_backward", "attention_backward"} & set(ops):
         t["attention"] = attention_op(ops)
@@ -267,10 +269,11 @@ def table(ops):
     adapters = {"gelu": ("gelu", gelu_op), "embed": ("embed", embed_op), "next_token_logits": ("logits", logits_op),
                 "cross_entropy": ("cross_entropy", cross_entropy_op), "cache_step": ("cache_step", cache_step_op),
                 "grouped_cache_step": ("cache_step", grouped_cache_step_op),
-                "grouped_query_attention": ("multi_head_attention", lambda f: mha_op(f, grouped=True)),
                 "multi_head_attention": ("multi_head_attention", mha_op),
+                "grouped_query_attention": ("multi_head_attention", lambda f: mha_op(f, grouped=True)),
                 "transformer_block": ("transformer_block", block_op), "rope": ("rotary", rope_op)}
-    for name, (slot, adapt) in adapters.items():
+    preferred = ("grouped_query_attention", "grouped_cache_step") if grouped else ("multi_head_attention", "cache_step")
+    for name, (slot, adapt) in sorted(adapters.items(), key=lambda item: item[0] in preferred):  # preferred last
         if name in ops:
             t[slot] = adapt(ops[name])
     if "sample_next" in ops:

@@ -108,7 +108,7 @@ class TinyLM:
         seed = non_negative_int("seed", seed)
         self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions,
                                                                self.n_kv_heads != self.n_heads)
-        self.table = OPS if ops is None else learner_ops.table(self.ops)
+        self.table = OPS if ops is None else learner_ops.table(self.ops, self.n_kv_heads != self.n_heads)
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)

@@ -32,6 +32,15 @@ def pair(ops, **kw):
     return TinyLM(**args), TinyLM(**args, ops=ops)
 
 
+def same_training(ref, mine, tokens, targets):
+    """The two models' logits, loss and every gradient agree (to rounding)."""
+    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
+    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
+    assert abs(l0 - l1) < 1e-12
+    for key in g0:
+        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+
+
 def batch(seed=0, B=3, T=6):
     rng = np.random.default_rng(seed)
     return rng.integers(0, 11, (B, T)), rng.integers(0, 11, (B, T))
@@ -40,12 +49,7 @@ def batch(seed=0, B=3, T=6):
 @pytest.mark.parametrize("ops", [{}, learner.ALL], ids=["attnlib ops", "learner ops"])
 def test_the_learners_ops_give_the_model_of_attnlibs_layers(ops):
     ref, mine = pair(ops)
-    tokens, targets = batch()
-    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
-    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
-    assert abs(l0 - l1) < 1e-12
-    for key in g0:
-        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+    same_training(ref, mine, *batch())
     prompt = np.array([1, 4])
     assert np.array_equal(mine.generate(prompt, 5), ref.generate(prompt, 5))
     assert np.array_equal(mine.generate(prompt, 5, use_cache=False), ref.generate(prompt, 5))
@@ -421,11 +425,7 @@ def test_the_learners_rope_turns_q_and_k_beside_their_other_ops():
     ops = {k: f for k, f in learner.ALL.items() if k not in capstone.REFUSED["rope"]}
     ref, mine = pair(ops, positions="rope")
     tokens, targets = batch(2)
-    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
-    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
-    assert abs(l0 - l1) < 1e-12
-    for key in g0:
-        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+    same_training(ref, mine, tokens, targets)
     assert np.array_equal(mine.generate(np.array([2, 5]), 4), ref.generate(np.array([2, 5]), 4))
     _, wrong = pair({"rope": learner.rope_halves}, positions="rope")
     assert not np.allclose(wrong.forward(tokens), ref.forward(tokens))
@@ -478,12 +478,7 @@ def test_the_learners_grouped_ops_give_the_grouped_model_exactly():
         return op
     ops.update({name: counted(name, ops[name]) for name in calls})
     ref, mine = pair(ops, n_kv_heads=1)
-    tokens, targets = batch(2)
-    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
-    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
-    assert abs(l0 - l1) < 1e-12
-    for key in g0:
-        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+    same_training(ref, mine, *batch(2))
     prompt = np.array([2, 5])
     assert np.array_equal(mine.generate(prompt, 4), ref.generate(prompt, 4))
     assert calls["grouped_query_attention"] > 0 and calls["grouped_cache_step"] > 0  # both ran the model
