@@ -41,7 +41,7 @@ def test_a_window_as_long_as_the_row_is_the_causal_mask_and_a_shorter_one_sees_w
 def test_l_layers_of_a_window_w_reach_l_times_w_minus_1_positions_back():
     seen = np.eye(101, dtype=int)
     for _ in range(4):  # what position 100's output can depend on, one window of 8 per layer
-        seen = (seen @ rule(101, 8).T.astype(int) > 0).astype(int)
+        seen = (rule(101, 8).astype(int) @ seen > 0).astype(int)  # i sees k, and k already depends on j
     assert np.flatnonzero(seen[100]).min() == 100 - 4 * 7 == 72
 
 
