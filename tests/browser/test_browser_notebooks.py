@@ -285,6 +285,19 @@ def rope_explorer(page, explorer):
     return f"shift +3 by keyboard: pair 0 of the first word turned {angle0[0][0]} -> {angle1[0][0]} rad, S unchanged"
 
 
+def window_explorer(page, explorer):
+    """Narrow the window by keyboard (its slider, ArrowLeft once): A hides one more position in every full row
+    (more -inf cells), and the K cache beside it keeps one row fewer, the oldest one dropped."""
+    before = tables(explorer)
+    kept0 = table_named(before, "K")["labels"]
+    slide(explorer, presses=1, key="ArrowLeft")
+    after = settle(page, explorer, before)
+    kept1 = table_named(after, "K")["labels"]
+    assert len(kept1) == len(kept0) - 1 and kept1 == kept0[1:], f"the cache should drop its oldest row: {kept0} -> {kept1}"
+    assert table_named(after, "A")["neginf"] > table_named(before, "A")["neginf"], "the window should hide more of A"
+    return f"window -1 by keyboard: the cache went from {len(kept0)} rows ({kept0[0]}..) to {len(kept1)} ({kept1[0]}..)"
+
+
 def ops_explorer(page, explorer):
     """Pick a generation-only broken piece from the dropdown: the explorer retrains, and its note now says the
     two loss curves are identical (it opened on a backward piece, which parts at step 1)."""
@@ -313,6 +326,7 @@ EXPLORERS = {
     "positions": positions_explorer,
     "induction": induction_explorer,
     "rope": rope_explorer,
+    "window": window_explorer,
     "ops": ops_explorer,
 }
 
