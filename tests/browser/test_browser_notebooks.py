@@ -293,7 +293,8 @@ def window_explorer(page, explorer):
     slide(explorer, presses=1, key="ArrowLeft")
     after = settle(page, explorer, before)
     kept1 = table_named(after, "K")["labels"]
-    assert len(kept1) == len(kept0) - 1 and kept1 == kept0[1:], f"the cache should drop its oldest row: {kept0} -> {kept1}"
+    assert len(kept1) == len(kept0) - 1 and kept1 == kept0[1:], \
+        f"the cache should drop its oldest row: {kept0} -> {kept1}"
     assert table_named(after, "A")["neginf"] > table_named(before, "A")["neginf"], "the window should hide more of A"
     return f"window -1 by keyboard: the cache went from {len(kept0)} rows ({kept0[0]}..) to {len(kept1)} ({kept1[0]}..)"
 

@@ -110,7 +110,8 @@ def test_the_caches_bytes_stay_flat_as_generation_goes_on():
         model.step(np.array([t % 9]), cache)
         nbytes.append(cache.nbytes)
         kept.append(cache.kept)
-    assert len(set(nbytes)) == 1 and nbytes[0] == 2 * cache.K.nbytes == at.kv_cache_bytes(2, 4, 4, 32, bytes_per_value=8)
+    assert len(set(nbytes)) == 1
+    assert nbytes[0] == 2 * cache.K.nbytes == at.kv_cache_bytes(2, 4, 4, 32, bytes_per_value=8)
     assert kept[:32] == list(range(1, 33)) and set(kept[32:]) == {32}
     assert grown.new_cache().nbytes == at.kv_cache_bytes(2, 4, 4, 400, bytes_per_value=8)
 

@@ -1,6 +1,5 @@
 """Notebook 18: a sliding window over A, the rows a rolling cache keeps, and what they cost."""
 import ipywidgets as ipw
-import numpy as np
 
 from .. import viz
 from ..viz.tables import esc
@@ -28,7 +27,7 @@ def window_state(sentence=SENTENCE, window=4, n_sinks=0, t=None, seed=0):
     window = int(min(max(int(window), 1), n))
     n_sinks = int(min(max(int(n_sinks), 0), window - 1))
     t = n if t is None else int(min(max(int(t), 1), n))
-    Q, K, V = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"], ex["X"] @ ex["Wv"]  # (n, d_head)
+    Q, K = ex["X"] @ ex["Wq"], ex["X"] @ ex["Wk"]  # (n, d_head)
     A = weights_forward(Q, K, True, True, window, n_sinks)[0]  # (n, n)
     kept = kept_positions(t, window, n_sinks)  # the rows the rolling cache holds after t tokens
     per_row = 2 * d_head * 8  # one key and one value of d_head float64 numbers
