@@ -685,6 +685,8 @@ def test_window_explorer_masks_a_with_the_window_and_keeps_the_rows_a_loop_keeps
 
 def test_window_explorer_sliders_clip_the_sinks_and_follow_the_sentence():
     ex = widgets.window_explorer()
+    assert ex.state["t"] == 1 and ex.state["kept"] == [0]  # generation starts at its first token
+    ex.controls["step"].value = 13
     ex.controls["window"].value = 5
     ex.controls["sinks"].value = 4
     assert ex.state["n_sinks"] == 4 and ex.state["kept"] == [0, 1, 2, 3, 12]

@@ -59,16 +59,18 @@ def render_window(s):
     return {"weights": weights.html, "cache": cache.html, "note": _text(note)}
 
 
-def window_explorer(sentence=SENTENCE, window=4, n_sinks=0, seed=0):
-    """Slide a window over A: choose its size and its sinks, step through generation, see the rows the cache keeps."""
-    s = window_state(sentence, window, n_sinks, None, seed)  # a bad first sentence raises here, before any widget
+def window_explorer(sentence=SENTENCE, window=4, n_sinks=0, step=1, seed=0):
+    """Slide a window over A: choose its size and its sinks, step through generation (from `step`, 1..n), see the
+    rows the cache keeps."""
+    s = window_state(sentence, window, n_sinks, step, seed)  # a bad first sentence raises here, before any widget
     n = s["n"]
     controls = {"sentence": ipw.Text(value=sentence, description="sentence", continuous_update=False,
                                      layout=ipw.Layout(width="420px")),
                 "window": IntSlider(value=s["window"], min=1, max=n, description="window"),
                 "sinks": IntSlider(value=s["n_sinks"], min=0, max=max(s["window"] - 1, 0), description="sinks"),
-                "play": Play(value=n, min=1, max=n, step=1, interval=900, description="play through the generation"),
-                "step": IntSlider(value=n, min=1, max=n, description="step")}
+                "play": Play(value=s["t"], min=1, max=n, step=1, interval=900,
+                             description="play through the generation"),
+                "step": IntSlider(value=s["t"], min=1, max=n, description="step")}
     ipw.link((controls["play"], "value"), (controls["step"], "value"))
 
     def compute():
