@@ -157,3 +157,10 @@ def test_the_rolling_cache_of_the_trained_model_equals_the_plain_windowed_forwar
     steps = np.concatenate([twin.step(long.tokens[0, t:t + 1], cache) for t in range(192)])
     np.testing.assert_allclose(steps, read["sinks"][0][0], atol=1e-9)
     assert cache.kept == 16 and cache.positions.tolist() == [0, 1, 2, 3] + list(range(180, 192))
+
+
+def test_past_the_training_length_full_attention_puts_most_weight_on_offsets_never_trained(lesson):
+    _, _, _, read = lesson
+    far = [[[sum(maps[layer, head, i, j] for j in range(0, i - 23)) for i in range(64, 192)]
+            for head in range(2)] for layer in range(2) for _, maps in read["full"][:2]]
+    assert min(np.mean(row) for rows in far for row in rows) > 0.3
