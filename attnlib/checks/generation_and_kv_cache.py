@@ -40,12 +40,21 @@ def cache_step(q, k, v, K_cache, V_cache):
     return at.attend_step(q, K_new, V_new), K_new, V_new
 
 
-def cache_step_steps(q, k, v, K_cache, V_cache, *, c):
-    """k, v appended as the caches' last rows, then q attends over them: (o, K_new, V_new)."""
-    K_new, V_new = c.step("cache update", right=lambda: (np.vstack([K_cache, k]), np.vstack([V_cache, v])),
-                          cache_prepended=lambda: (np.vstack([k, K_cache]), np.vstack([v, V_cache])))
+def cache_update_steps(k, v, K_cache, V_cache, c):
+    """k, v appended as the caches' last rows, (..., t + 1, d): (the caches q reads, the caches returned)."""
+    K_new, V_new = c.step("cache update",
+                          right=lambda: (np.concatenate([K_cache, k[..., None, :]], axis=-2),
+                                         np.concatenate([V_cache, v[..., None, :]], axis=-2)),
+                          cache_prepended=lambda: (np.concatenate([k[..., None, :], K_cache], axis=-2),
+                                                   np.concatenate([v[..., None, :], V_cache], axis=-2)))
     read = c("cache read", right=(K_new, V_new), cache_not_appended=(K_cache, V_cache))
     kept = c("cache returned", right=(K_new, V_new), cache_not_appended__returned=(K_cache, V_cache))
+    return read, kept
+
+
+def cache_step_steps(q, k, v, K_cache, V_cache, *, c):
+    """k, v appended as the caches' last rows, then q attends over them: (o, K_new, V_new)."""
+    read, kept = cache_update_steps(k, v, K_cache, V_cache, c)
     return (attend_step_steps(q, *read, c=c), *kept)
 
 

@@ -36,12 +36,26 @@ def merge_heads_steps(O, c):
                   heads_out_of_order__merge=lambda: O[::-1].transpose(1, 0, 2).reshape(n, h * d))
 
 
-def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c):
-    """Each head: attention on its block of columns; the heads side by side, then Wo."""
-    h = c("head count", right=n_heads, heads_ignored=1)
-    Q, K, V = (split_heads_steps(X @ W, h, c=c) for W in (Wq, Wk, Wv))  # (h, n, d_head)
+def groups_steps(n_heads, n_groups, c):
+    """The K/V group each query head reads, for its keys and for its values: h // (n_heads // n_groups)."""
+    h = np.arange(n_heads)
+    keys = c("group of each head", right=h // (n_heads // n_groups), gqa_routed_by_modulo=h % n_groups,
+             gqa_routed_by_group_count=h // n_groups, gqa_first_group_only=0 * h)
+    values = c("group of each value", right=keys, gqa_values_from_another_group=np.where(
+        np.array_equal(keys, h % n_groups), h // (n_heads // n_groups), h % n_groups))
+    return keys, values
+
+
+def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=None):
+    """Each head: attention on its block of columns (its group's block of Wk and Wv when n_kv_heads is given);
+    the heads side by side, then Wo."""
+    h = n_heads if n_kv_heads else c("head count", right=n_heads, heads_ignored=1)  # grouped: a shape, no choice
+    g = n_kv_heads or h
+    Q = split_heads_steps(X @ Wq, h, c=c)  # (h, n, d_head)
+    K, V = (split_heads_steps(X @ W, g, c=c) for W in (Wk, Wv))  # (g, n, d_head)
+    keys, values = (np.arange(h), np.arange(h)) if n_kv_heads is None else groups_steps(h, g, c)
     wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
-    heads = np.stack([weights_steps(q, k, causal, c=c, widths=wider) @ v for q, k, v in zip(Q, K, V)])
+    heads = np.stack([weights_steps(q, K[a], causal, c=c, widths=wider) @ V[b] for q, a, b in zip(Q, keys, values)])
     heads = c("heads computed", right=heads, last_head_dropped=np.concatenate([heads[:-1], 0.0 * heads[-1:]]))
     O = merge_heads_steps(heads, c)
     return c("output projection", right=O @ Wo, wo_ignored=O)

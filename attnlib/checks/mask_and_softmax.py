@@ -96,8 +96,13 @@ def weights_steps(Q, K, causal=True, scale=True, *, c, widths=None):
 
 def causal_mask_steps(n, *, c):
     """M (n, n): 0 where key j <= query i, -inf after."""
-    keep = keep_steps(n, n, c)
-    return c.step("mask value", right=lambda: np.where(keep, 0.0, -np.inf), mask_value_zero=lambda: np.zeros((n, n)),
+    return mask_value_steps(keep_steps(n, n, c), c)
+
+
+def mask_value_steps(keep, c):
+    """The additive mask of a boolean pattern: 0 where kept, -inf elsewhere."""
+    return c.step("mask value", right=lambda: np.where(keep, 0.0, -np.inf),
+                  mask_value_zero=lambda: np.zeros(keep.shape),
                   mask_multiplicative=lambda: keep.astype(float), mask_finite_value=lambda: np.where(keep, 0.0, -1e9),
                   mask_finite_value__1e30=lambda: np.where(keep, 0.0, -1e30),
                   mask_finite_value__min=lambda: np.where(keep, 0.0, np.finfo(float).min))

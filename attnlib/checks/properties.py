@@ -192,7 +192,7 @@ def error_finding(f, seen):
             return "integer-overflow", "a numpy integer could not hold the number: its width is fixed"
     ndims = [max((a.ndim for a in p.args if isinstance(a, np.ndarray)), default=0) for p, _, _ in seen]
     failed = [o.kind == "error" for _, o, _ in seen]
-    if any(d > 2 for d in ndims) and failed == [d > 2 for d in ndims]:
+    if any(d > 2 for d in ndims) and not all(d > 2 for d in ndims) and failed == [d > 2 for d in ndims]:
         return "only-2d", "your function works on the 2-D probes and fails on the 3-D one"
     return None
 
@@ -506,13 +506,16 @@ def huge_scores(k, diagnosis="softmax-no-max-subtraction"):
     """A finding: the output is finite for ordinary scores and NaN/inf once argument k is large, and the size is
     the cause: the same probes with argument k a thousand times smaller give finite values (a function whose
     NaN has another cause, such as a row that sees no key, keeps it)."""
+    def first(x):  # a cache step returns (o, K, V): its scores reach o
+        return _float(x[0] if isinstance(x, tuple) and x else x)
+
     def finding(f, seen):
-        bad = [p for p, o, e in seen if o.kind == "ok" and _float(o.value) is not None
-               and not np.isfinite(_float(o.value)).all() and _finite(e)]
+        bad = [p for p, o, e in seen if o.kind == "ok" and first(o.value) is not None
+               and not np.isfinite(first(o.value)).all() and _finite(first(e))]
         if not bad or not any(o.kind == "ok" and close(o.value, e) for _, o, e in seen):
             return None
         calls = [(p.args[:k] + (p.args[k] / 1000.0,) + p.args[k + 1:], p.kwargs) for p in bad]
-        smaller = [_float(v) for v in f.many(calls)]
+        smaller = [first(v) for v in f.many(calls)]
         if any(v is None or not np.isfinite(v).all() for v in smaller):
             return None
         return diagnosis, "your result is NaN/inf only on the probe with huge scores, and finite once they are smaller"
