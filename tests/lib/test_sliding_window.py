@@ -6,6 +6,7 @@ logits token by token while its bytes stay flat. The references here are loops w
 """
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import attnlib as at
 from attnlib import TinyLM
@@ -58,6 +59,28 @@ def test_the_kernel_masks_with_the_window_and_sinks_and_equals_the_rolling_loop(
     np.testing.assert_allclose(A, softmax_rows(S), atol=1e-12)
     np.testing.assert_allclose(A.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(O, loop_rolling(Q, K, V, window, n_sinks), atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 14), window=st.integers(1, 16), sinks=st.integers(0, 15), seed=st.integers(0, 2**16),
+       shift=st.floats(-1e3, 1e3))
+def test_properties_rows_sum_to_1_the_future_never_moves_the_past_huge_scores_stay_finite(n, window, sinks, seed,
+                                                                                         shift):
+    n_sinks = min(sinks, window - 1)
+    r = rng(seed)
+    Q, K, V = r.normal(size=(3, n, 4))
+    before = [M.copy() for M in (Q, K, V)]
+    O, (_, _, _, A, _) = attention_forward(Q, K, V, window=window, n_sinks=n_sinks)
+    np.testing.assert_allclose(A.sum(axis=1), 1.0, atol=1e-12)
+    assert all(np.array_equal(M, B) for M, B in zip((Q, K, V), before))
+    np.testing.assert_allclose(O, loop_rolling(Q, K, V, window, n_sinks), atol=1e-10)
+    t = n // 2
+    K2, V2 = K.copy(), V.copy()
+    K2[t:] += 1.0 + shift
+    V2[t:] -= 2.0
+    np.testing.assert_array_equal(attention_forward(Q, K2, V2, window=window, n_sinks=n_sinks)[0][:t], O[:t])
+    huge = attention_forward(Q * 1e100, K * 1e100, V, window=window, n_sinks=n_sinks)[0]  # scores ~1e200, finite
+    assert np.isfinite(huge).all()
 
 
 @pytest.mark.parametrize("positions", ["learned", "rope"])
