@@ -11,7 +11,9 @@ loss sees them); the gradients flow through the pieces. In generation the learne
 cache_step is called one new row at a time, and the learner's next-token pick
 (sample_next) picks. In a model with positions="rope" the learner's rope turns every
 head's q and k, one sequence and head at a time; its backward is attnlib's (the
-rotation by minus the angle).
+rotation by minus the angle). In a model with n_kv_heads < n_heads the learner's
+grouped_query_attention supplies each layer's value and their grouped_cache_step keeps
+one cache row per group (their cache_step, given alone, reads each head's group).
 """
 import math
 
@@ -27,10 +29,12 @@ from .positions import rotation
 # The names TinyLM(ops=...) accepts, in course order.
 NAMES = ("softmax", "attention", "embed", "multi_head_attention", "layer_norm", "gelu", "transformer_block",
          "next_token_logits", "cross_entropy", "softmax_backward", "attention_backward", "layer_norm_backward",
-         "cache_step", "sample_next", "rope")
+         "cache_step", "sample_next", "rope", "grouped_query_attention", "grouped_cache_step")
+ONE_KV_PER_HEAD = ("multi_head_attention", "transformer_block")  # ops that cannot run a grouped model
+UNROTATED = ("multi_head_attention", "transformer_block", "grouped_query_attention")  # q and k computed, never turned
 
 
-def check(ops, attn_scale=True, mlp=True, positions="learned"):
+def check(ops, attn_scale=True, mlp=True, positions="learned", grouped=False):
     """The ops dict as given, after checking its names and values (ValueError otherwise)."""
     if not isinstance(ops, dict):
         raise ValueError(f"ops must be a dict mapping op names to functions, got {type(ops).__name__}")
@@ -43,9 +47,12 @@ def check(ops, attn_scale=True, mlp=True, positions="learned"):
     if not attn_scale and {"multi_head_attention", "transformer_block"} & set(ops):
         raise ValueError("ops multi_head_attention and transformer_block always scale the scores; "
                          "they cannot run a model with attn_scale=False")
-    if positions == "rope" and {"multi_head_attention", "transformer_block"} & set(ops):
-        raise ValueError("ops multi_head_attention and transformer_block compute q and k without rotating them; "
+    if positions == "rope" and set(UNROTATED) & set(ops):
+        raise ValueError(f"ops {', '.join(n for n in UNROTATED if n in ops)} compute q and k without rotating them; "
                          "they cannot run a model with positions='rope'")
+    if grouped and set(ONE_KV_PER_HEAD) & set(ops):
+        raise ValueError(f"ops {', '.join(n for n in ONE_KV_PER_HEAD if n in ops)} take one key and value per head; "
+                         "they cannot run a model with n_kv_heads < n_heads (grouped_query_attention can)")
     if not mlp and "transformer_block" in ops:
         raise ValueError("op transformer_block is a whole block with its MLP; it cannot run a model with mlp=False")
     return dict(ops)
@@ -183,13 +190,15 @@ def cross_entropy_op(cross_entropy):
     return Op(forward, lambda dloss, dlogits: dloss * dlogits)
 
 
-def mha_op(multi_head_attention):
+def mha_op(multi_head_attention, grouped=False):
+    """The layer's value from the learner's multi_head_attention (or, grouped, their grouped_query_attention)."""
     def forward(X, Wq, Wk, Wv, Wo, n_heads, causal=True, scale=True, attention=ATTENTION, step=None, rotary=None,
                 n_kv_heads=None):
         U, cache = mha_forward(X, Wq, Wk, Wv, Wo, n_heads, causal, scale, attention, step, rotary, n_kv_heads)
         if step is None:  # generation feeds new rows only: there the pieces compute the layer
-            U = per_sequence(lambda x: multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads, causal),
-                             "multi_head_attention", X.shape[-2:], X)
+            groups = (n_kv_heads or n_heads,) if grouped else ()
+            U = per_sequence(lambda x: multi_head_attention(x, Wq, Wk, Wv, Wo, n_heads, *groups, causal),
+                             "grouped_query_attention" if grouped else "multi_head_attention", X.shape[-2:], X)
         return U, cache
     return Op(forward, MULTI_HEAD_ATTENTION.backward)
 
@@ -206,16 +215,34 @@ def block_op(transformer_block):
 
 def cache_step_op(cache_step):
     """The model's cache step from the learner's cache_step(q, k, v, K_cache, V_cache) -> (o, K_new, V_new):
-    one head and one new row at a time, keeping the caches the learner's function returns."""
+    one head and one new row at a time, keeping the caches the learner's function returns. Query head h reads
+    group h // (n_heads // n_kv_heads) of a grouped model, in a cache of its own."""
     def step(Q, K, V, scale, cache, layer):
         kept = cache.__dict__.setdefault("learner_rows", {})  # (layer, head) -> (K_cache, V_cache)
         O = np.empty(Q.shape[:-1] + V.shape[-1:])  # (n_heads, m, d_v)
+        per_group = Q.shape[0] // K.shape[0]
         for h in range(Q.shape[0]):
             K_h, V_h = kept.get((layer, h), (np.zeros((0, K.shape[-1])), np.zeros((0, V.shape[-1]))))
             for r in range(Q.shape[1]):
-                o, K_h, V_h = cache_step(Q[h, r], K[h, r], V[h, r], K_h, V_h)
+                o, K_h, V_h = cache_step(Q[h, r], K[h // per_group, r], V[h // per_group, r], K_h, V_h)
                 O[h, r] = _array(o, V.shape[-1:], "cache_step")
             kept[(layer, h)] = K_h, V_h
+        return O
+    return step
+
+
+def grouped_cache_step_op(grouped_cache_step):
+    """The model's cache step from the learner's grouped_cache_step(q, k, v, K_cache, V_cache): every head at once,
+    one new row at a time, keeping the grouped caches (n_kv_heads, t, d_head) the learner's function returns."""
+    def step(Q, K, V, scale, cache, layer):
+        kept = cache.__dict__.setdefault("learner_groups", {})  # layer -> (K_cache, V_cache)
+        n_kv_heads = K.shape[0]
+        K_l, V_l = kept.get(layer, (np.zeros((n_kv_heads, 0, K.shape[-1])), np.zeros((n_kv_heads, 0, V.shape[-1]))))
+        O = np.empty(Q.shape[:-1] + V.shape[-1:])  # (n_heads, m, d_v)
+        for r in range(Q.shape[1]):
+            o, K_l, V_l = grouped_cache_step(Q[:, r], K[:, r], V[:, r], K_l, V_l)
+            O[:, r] = _array(o, (Q.shape[0], V.shape[-1]), "grouped_cache_step")
+        kept[layer] = K_l, V_l
         return O
     return step
 
@@ -239,6 +266,8 @@ def table(ops):
         t["layer_norm"] = layer_norm_op(ops)
     adapters = {"gelu": ("gelu", gelu_op), "embed": ("embed", embed_op), "next_token_logits": ("logits", logits_op),
                 "cross_entropy": ("cross_entropy", cross_entropy_op), "cache_step": ("cache_step", cache_step_op),
+                "grouped_cache_step": ("cache_step", grouped_cache_step_op),
+                "grouped_query_attention": ("multi_head_attention", lambda f: mha_op(f, grouped=True)),
                 "multi_head_attention": ("multi_head_attention", mha_op),
                 "transformer_block": ("transformer_block", block_op), "rope": ("rotary", rope_op)}
     for name, (slot, adapt) in adapters.items():

@@ -57,7 +57,7 @@ class TinyLM:
                        groups (n_kv_heads divides n_heads; 1 is multi-query attention), query head h
                        reading group h // (n_heads // n_kv_heads). Wk and Wv are then
                        (d_model, n_kv_heads * d_head) and the KV cache holds n_kv_heads groups.
-                       None: n_heads, plain multi-head attention. Runs attnlib's own attention (not with ops).
+                       None: n_heads, plain multi-head attention.
       window=None      a sliding window (notebook 18): position i sees only i - window < j <= i, in the full
                        pass (training included) and in generation, whose cache then rolls: it keeps
                        at most window rows per layer, its bytes flat however long the text. None: every
@@ -91,9 +91,6 @@ class TinyLM:
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
                              f"shared by n_heads // n_kv_heads query heads")
-        if ops is not None and self.n_kv_heads != self.n_heads:
-            raise ValueError(f"n_kv_heads={n_kv_heads} runs attnlib's own grouped attention; the exercise functions "
-                             "given as ops take one key and value per head: leave n_kv_heads out with ops")
         self.window, self.n_sinks = window_and_sinks(window, n_sinks)
         if self.window is not None and ops is not None:
             raise ValueError(f"window={window} runs attnlib's own attention with a sliding window; the exercise "
@@ -122,7 +119,8 @@ class TinyLM:
             raise ValueError(f"positions='rope' rotates pairs of each head's features: d_head = d_model / n_heads "
                              f"must be even, got d_model={d_model}, n_heads={n_heads}")
         seed = non_negative_int("seed", seed)
-        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions)
+        self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions,
+                                                               self.n_kv_heads != self.n_heads)
         self.table = OPS if ops is None else learner_ops.table(self.ops)
         if self.window is not None:  # the same kernel, masked by the window; the cache rolls (new_cache)
             self.table = {**self.table, "attention": windowed(self.window, self.n_sinks)}

@@ -7,9 +7,11 @@ key and one value per group, so its bytes fall with n_kv_heads exactly (counted 
 kv_cache_bytes, and measured on the cache itself); the time per token falls less, since
 the query heads, the projections and the MLP are the same in every model.
 
-    python bench/gqa.py [--threads 1] [--repeats 40] [--context 1024]
+    python bench/gqa.py [--threads 1] [--repeats 40] [--context 1024] [--seeds 0]
 
-Prints a table with ratios against n_kv_heads = n_heads; never asserts on seconds.
+Prints a table with ratios against n_kv_heads = n_heads; never asserts on seconds. With --seeds N it also trains
+notebook 17's models (the copy preset with 4 query heads and 4, 2, 1 K/V groups) from the seeds 0 .. N-1 and prints
+each one's loss on held-out copied positions: the spread between seeds next to the spread between groupings.
 """
 import argparse
 import os
@@ -18,6 +20,7 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
 parser.add_argument("--repeats", type=int, default=40, help="tokens timed per model")
 parser.add_argument("--context", type=int, default=1024, help="tokens in the cache before the timed ones")
+parser.add_argument("--seeds", type=int, default=0, help="also train notebook 17's copy models from this many seeds")
 args = parser.parse_args()
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = str(args.threads)  # before numpy is imported
@@ -73,5 +76,23 @@ def main():
           f"MQA time {times[1] / base_time:.2f}x of MHA's")
 
 
+def losses_by_seed(seeds):
+    """Notebook 17's measurement from seeds 0 .. seeds-1: the copy preset with 4 query heads and 4, 2, 1 K/V groups,
+    each scored on the same 512 held-out rows (the copied positions only)."""
+    from attnlib.train import train_task
+    print(f"\nthe copy task, 4 query heads: held-out loss (nats) on the copied positions, seeds 0-{seeds - 1}")
+    print(f"{'seed':>4} " + " ".join(f"{f'{g} K/V':>9}" for g in (4, 2, 1)))
+    found = {g: [] for g in (4, 2, 1)}
+    for seed in range(seeds):
+        for g in found:
+            r = train_task("copy", seed=seed, progress=False, model_kwargs=dict(n_heads=4, n_kv_heads=g))
+            batch = r.task.batch(512, np.random.default_rng(99))
+            found[g].append(r.model.loss_and_grads(batch.tokens, np.where(batch.mask, batch.targets, -1))[0])
+        print(f"{seed:>4} " + " ".join(f"{found[g][-1]:9.4f}" for g in found))
+    print(f"{'mean':>4} " + " ".join(f"{np.mean(found[g]):9.4f}" for g in found))
+
+
 if __name__ == "__main__":
     main()
+    if args.seeds:
+        losses_by_seed(args.seeds)

@@ -17,12 +17,14 @@ a pass. Every run follows the same learning-rate schedule, that of the full STEP
 run, even when it stops early. The training runs in a separate process, and each op's
 check runs the op in its own, as every check does.
 
-With a `rope` among the ops, all of this is done twice: first the model above, with learned
-positions (the learner's rope is not called there), then the same model with
+With a `rope` among the ops, all of this is done again with the same model but
 positions="rope", whose every head's q and k the learner's rope turns, and the other ops
-that model can run (not the learner's multi_head_attention or transformer_block, which
-compute q and k without rotating them). The first of the two models whose runs part is
-reported.
+that model can run (not the learner's multi_head_attention, transformer_block or
+grouped_query_attention, which compute q and k without rotating them). With a
+grouped_query_attention or grouped_cache_step, it is done again with n_kv_heads=1 (both
+heads share one K/V group): the learner's grouped attention supplies each layer and their
+grouped cache step generates (not their multi_head_attention or transformer_block, which
+take a key per head). The first of the models whose runs part is reported.
 
 The report names the op that alone parts the runs, if one does, then every op that
 fails its own check (with that check's diagnosis), then the rest of what training
@@ -41,7 +43,7 @@ import numpy as np
 from ..course import lesson
 from ..data import SentenceTask
 from ..model import TinyLM
-from ..learner_ops import NAMES, check as check_ops
+from ..learner_ops import NAMES, ONE_KV_PER_HEAD, UNROTATED, check as check_ops
 from ..train import train
 from .diagnoses import explain
 from .report import Report
@@ -50,7 +52,11 @@ from .runner import call
 NAME = "capstone"
 GENERATION_ONLY = ("cache_step", "sample_next")  # the ops training never calls
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8, seed=0)
-ROPE_REFUSED = ("multi_head_attention", "transformer_block")  # ops that cannot run a model with positions="rope"
+# The models the ops are run in: TinyLM's options beyond MODEL, and the ops each one cannot run.
+VARIANTS = {"learned": {}, "rope": {"positions": "rope"}, "grouped": {"n_kv_heads": 1}}
+REFUSED = {"learned": ("rope", "grouped_query_attention", "grouped_cache_step"),
+           "rope": UNROTATED + ("grouped_query_attention", "grouped_cache_step"),
+           "grouped": ONE_KV_PER_HEAD + ("rope",)}
 SEQ_LEN = 7  # words per training row: fewer than max_len, so an embed that takes the wrong position rows parts at once
 STEPS, BATCH, LR, WARMUP = 30, 8, 1e-2, 5
 PROMPT, N_NEW = "the cat", 6
@@ -117,12 +123,12 @@ def counted(ops):
     return {name: wrap(name, fn) for name, fn in ops.items()}, calls
 
 
-def run(ops, stop=STEPS, weights=None, positions="learned"):
+def run(ops, stop=STEPS, weights=None, variant="learned"):
     """(losses, greedy tokens, sampled tokens (one array per seed of SAMPLE_SEEDS), error, trained weights) of a
     run with these ops, trained for the first `stop` steps of the STEPS-step schedule. With weights given, no
-    training: the model generates from those weights. positions: the model's (TinyLM's `positions`)."""
+    training: the model generates from those weights. variant: the model's options, a key of VARIANTS."""
     t = task()
-    model = TinyLM(len(t.tokenizer), ops=dict(ops), positions=positions, **MODEL)
+    model = TinyLM(len(t.tokenizer), ops=dict(ops), **VARIANTS[variant], **MODEL)
     prompt = t.tokenizer.encode(PROMPT.split())
     losses = np.zeros(0)
     try:
@@ -194,16 +200,16 @@ def in_order(ops, first=()):
 
 
 def models(ops):
-    """[(positions, the names of the ops that model runs)]: the model with learned positions, on every op but rope;
-    with a rope given, then the model with positions="rope", on every op it can run. A model with no op is left
-    out."""
-    both = [("learned", [n for n in ops if n != "rope"])]
-    if "rope" in ops:
-        both.append(("rope", [n for n in ops if n not in ROPE_REFUSED]))
-    return [(positions, names) for positions, names in both if names]
+    """[(variant, the names of the ops that model runs)]: the model with learned positions, on every op it can run;
+    with a rope given, then the model with positions="rope"; with a grouped op given, then the grouped model. A
+    model with no op of its own kind, or with no op at all, is left out."""
+    own = {"learned": (), "rope": ("rope",), "grouped": ("grouped_query_attention", "grouped_cache_step")}
+    found = [(variant, [n for n in ops if n not in REFUSED[variant]]) for variant in VARIANTS
+             if variant == "learned" or set(own[variant]) & set(ops)]
+    return [(variant, names) for variant, names in found if names]
 
 
-def culprit(ops, mine, ref, names, positions="learned"):
+def culprit(ops, mine, ref, names, variant="learned"):
     """(name, what it does) of the first op of `names` that alone changes the run, or ('', '').
 
     Where training parted at step k, each op alone trains the first k + 1 steps of the same schedule. Where
@@ -212,9 +218,9 @@ def culprit(ops, mine, ref, names, positions="learned"):
     k = first_step(mine[0], ref[0])
     for name in names:
         if k is None:
-            why = difference(run({name: ops[name]}, weights=ref[4], positions=positions), ref)
+            why = difference(run({name: ops[name]}, weights=ref[4], variant=variant), ref)
         else:
-            one = run({name: ops[name]}, stop=k + 1, positions=positions)
+            one = run({name: ops[name]}, stop=k + 1, variant=variant)
             why = f"the run stopped with {one[3]}" if one[3] else loss_difference(one[0], ref[0], k + 1)
         if why:
             return name, why
@@ -224,7 +230,7 @@ def culprit(ops, mine, ref, names, positions="learned"):
 def compare(ops, failing=()):
     """Everything the report needs, as plain values (it crosses a process boundary), for the first model of
     models(ops) whose runs part, else for the first model. Ops alone are tried in in_order(ops, failing): those
-    that fail their own check first. The last value is that model's positions.
+    that fail their own check first. The last value is that model's variant.
 
     `unused` lists the ops the learner's models did not call directly (their other functions do that work):
     when the runs agree, each of those is tried alone in the first model that runs it, and the first that alone
@@ -233,31 +239,31 @@ def compare(ops, failing=()):
     wrapped, calls = counted(ops)
     names = in_order(ops, failing)
     runs = []
-    for positions, used in models(ops):
-        ref = run({}, positions=positions)
-        mine = run({n: wrapped[n] for n in used}, positions=positions)
-        runs.append((positions, used, ref, mine))
+    for variant, used in models(ops):
+        ref = run({}, variant=variant)
+        mine = run({n: wrapped[n] for n in used}, variant=variant)
+        runs.append((variant, used, ref, mine))
         found = difference(mine, ref)
         if not found:
             continue
         own = [n for n in names if n in used]
-        name, why = culprit(ops, mine, ref, own, positions)
+        name, why = culprit(ops, mine, ref, own, variant)
         if not name:  # no op alone parts within k + 1 steps: try each over the whole run
-            name, why = next(((n, w) for n in own if (w := difference(run({n: ops[n]}, positions=positions), ref))),
+            name, why = next(((n, w) for n in own if (w := difference(run({n: ops[n]}, variant=variant), ref))),
                              ("", ""))
         return (found, name, why, [], ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start,
-                positions)
+                variant)
     unused = [n for n in names if not calls[n]]
     name, why = "", ""
     for n in unused:
-        positions, _, ref, _ = next(r for r in runs if n in r[1])
-        why = difference(run({n: ops[n]}, positions=positions), ref)
+        variant, _, ref, _ = next(r for r in runs if n in r[1])
+        why = difference(run({n: ops[n]}, variant=variant), ref)
         if why:
             name = n
             break
-    positions, _, ref, mine = runs[0]
+    variant, _, ref, mine = runs[0]
     return ("", name, why, unused, ref[0], mine[0], words(ref[1]), words(ref[2][0]), time.perf_counter() - start,
-            positions)
+            variant)
 
 
 def own_checks(ops):
@@ -312,18 +318,24 @@ def grade(ops, time_limit=None):
     if outcome.kind != "ok":
         diagnosis = {"timeout": "timeout", "crashed": "crashed"}.get(outcome.kind, "raised-error")
         return _fail(failing, "", diagnosis, "training with your ops", [outcome.error or outcome.kind])
-    found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds, positions = outcome.value
-    model = ", ".join(f"{k}={v}" for k, v in MODEL.items()) + ("" if positions == "learned" else
-                                                                 f", positions={positions!r}")
+    found, name, why, unused, ref_losses, my_losses, greedy, sampled, seconds, variant = outcome.value
+    options = "".join(f", {k}={v!r}" for k, v in VARIANTS[variant].items())
+    model = ", ".join(f"{k}={v}" for k, v in MODEL.items()) + options
     setup = (f"training TinyLM({model}) for {STEPS} steps on the cat sentences (batches of {BATCH} rows of "
              f"{SEQ_LEN} words), then generating {N_NEW} tokens after {PROMPT!r}, greedy and sampled with "
              f"{len(SAMPLE_SEEDS)} seeds")
-    if positions == "rope":
-        setup += (", the model turning q and k with your rope" +
-                  (f" (attnlib's {_and([n for n in ROPE_REFUSED if n in ops])} in place of yours, which compute q "
-                   "and k without turning them)" if set(ROPE_REFUSED) & set(ops) else ""))
-    rotated = (" Then the same again with positions='rope', your rope turning every head's q and k: the same "
-               "losses and tokens as attnlib's." if "rope" in ops and len(models(ops)) == 2 else "")
+    refused = [n for n in REFUSED[variant] if n in ops and n not in REFUSED["learned"] + ("rope",)]
+    if variant == "rope":
+        setup += ", the model turning q and k with your rope"
+    if variant == "grouped":
+        setup += ", its two heads sharing one K/V group, with your grouped ops"
+    if refused:
+        cannot = "take a key and value per head" if variant == "grouped" else "compute q and k without turning them"
+        setup += f" (attnlib's {_and(refused)} in place of yours, which {cannot})"
+    again = {"rope": "with positions='rope', your rope turning every head's q and k",
+             "grouped": "with n_kv_heads=1, your grouped attention and cache step running the shared K/V group"}
+    later = [again[v] for v, _ in models(ops)[1:]]
+    rotated = "".join(f" Then the same again {text}: the same losses and tokens as attnlib's." for text in later)
     if not found and not name:
         each = "was" if len(unused) == 1 else "were each"
         alone = (f" Your {_and(unused)}, which the model did not call directly, {each} also tried alone in attnlib's "
@@ -331,7 +343,7 @@ def grade(ops, time_limit=None):
         gap = largest_gap(my_losses, ref_losses)  # below 1e-12 its digits are the CPU's rounding: not shown
         agree = (f"within a relative {RTOL:g} of attnlib's at every step (the largest gap is "
                  f"{'below 1e-12' if gap < 1e-12 else f'{gap:.0e}'})")
-        which = "" if positions == "learned" else f" with positions={positions!r}"
+        which = f" with{options[1:]}" if options else ""
         trained = (f"trained the model{which}: loss {ref_losses[0]:.3f} -> {ref_losses[-1]:.3f} over {STEPS} steps, "
                    f"{agree}; "
                    f"it generated {greedy!r} (greedy) and {sampled!r} (sampled, the first of {len(SAMPLE_SEEDS)}), "

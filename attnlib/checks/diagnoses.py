@@ -168,6 +168,8 @@ DIAGNOSES = {
     "cache-not-appended": "The new k and v were not appended to the caches before attending (or the grown caches were "
                           "not returned), so the new token cannot attend to itself.",
     "cache-prepended": "The new k and v were put at the start of the caches instead of the end.",
+    "keys-mixed": "The weights mixed the keys instead of the values: the keys only score the query; the output is a "
+                  "weighted sum of the values.",
     "kv-swapped": "The keys and values were swapped: the keys score the query, and the values are what the weights "
                   "mix.",
     "kv-cache-missing-factor-2": "The count is half the right one: only one of the two tensors each layer stores (K "

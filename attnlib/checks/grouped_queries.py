@@ -4,7 +4,7 @@ import numpy as np
 
 import attnlib as at
 from .generation_and_kv_cache import attend_step_steps, cache_update_steps
-from .heads import groups_steps, multi_head_steps
+from .heads import groups_steps, multi_head_steps, queries_steps
 from .probes import features, rand
 from .properties import argument_mixups, causality, huge_scores
 from .spec import Exercise, Probe
@@ -17,8 +17,8 @@ def gqa_steps(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=True, *, c):
     return multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal, c=c, n_kv_heads=n_kv_heads)
 
 
-def _gqa_probe(seed, n, d_model, n_heads, n_kv_heads, d_head, **kw):
-    args = (rand(seed, n, d_model), rand(seed + 1, d_model, n_heads * d_head),
+def _gqa_probe(seed, n, d_model, n_heads, n_kv_heads, d_head, scale=1.0, **kw):
+    args = (rand(seed, n, d_model, scale=scale), rand(seed + 1, d_model, n_heads * d_head),
             rand(seed + 2, d_model, n_kv_heads * d_head), rand(seed + 3, d_model, n_kv_heads * d_head),
             rand(seed + 4, n_heads * d_head, d_model), n_heads, n_kv_heads)
     return Probe(args, kw, names=("X", "Wq", "Wk", "Wv", "Wo", "n_heads", "n_kv_heads"), cols=features(d_model))
@@ -29,7 +29,8 @@ GQA_PROBES = [_gqa_probe(1700, 5, 8, 8, 4, 2),                 # two query heads
               _gqa_probe(1720, 6, 4, 4, 1, 3),                 # one group for every head: MQA
               _gqa_probe(1730, 4, 6, 2, 2, 3),                 # one group per head: lesson 09's attention
               _gqa_probe(1740, 5, 6, 4, 2, 3),
-              _gqa_probe(1750, 1, 4, 4, 2, 2)]                 # one token
+              _gqa_probe(1750, 1, 4, 4, 2, 2),                 # one token
+              _gqa_probe(1755, 4, 4, 4, 2, 2, scale=12.0)]     # scores in the thousands
 
 
 # grouped_cache_step(q, k, v, K_cache, V_cache): lesson 14's cache, one row per group ------------------------------
@@ -46,7 +47,10 @@ def grouped_cache_steps(q, k, v, K_cache, V_cache, *, c):
     """Lesson 14's cache step for every group at once, each query head reading its group: (o, K_new, V_new)."""
     (K, V), kept = cache_update_steps(k, v, K_cache, V_cache, c)  # (n_kv_heads, t + 1, d_head)
     keys, values = groups_steps(len(q), len(k), c)
-    o = np.stack([attend_step_steps(q[h], K[a], V[b], c=c) for h, (a, b) in enumerate(zip(keys, values))])
+    heads = c("heads attended", right=len(q), gqa_heads_counted_from_groups=len(k))
+    q = queries_steps(q, len(k), c)
+    widths = {"scale_by_d_model": q.size, "scale_by_length": K.shape[1], "scale_by_length__cached": K_cache.shape[1]}
+    o = np.stack([attend_step_steps(q[h], K[keys[h]], V[values[h]], c=c, widths=widths) for h in range(heads)])
     per_head = len(q) // len(k)
     kept = c("rows stored", right=kept, gqa_cache_per_query_head=tuple(np.repeat(M, per_head, axis=0) for M in kept))
     return (o, *kept)
@@ -70,7 +74,13 @@ GROUPED_PROBES = [_grouped_probe(1760, 8, 4, 3, 2),    # two query heads per gro
 CHOICES = {
     "group of each head": "Write down which group each query head reads, head by head: the first n_heads // "
                           "n_kv_heads heads share group 0, the next ones group 1.",
-    "group of each value": "Look at where each head's values come from: the same group as its keys.",
+    "groups of keys and values": "Look at where each head's keys and values come from: both from its own group.",
+    "query of each head": "Look at which query each head uses: its own, q[h], even when it shares its keys.",
+    "group columns": "Look at which columns of Wk and Wv make group g: one contiguous block of d_head, "
+                     "g*d_head to (g+1)*d_head.",
+    "rows of Wo": "Look at which rows of Wo each head's output meets: its own d_head rows, h*d_head to "
+                  "(h+1)*d_head, not its group's.",
+    "heads attended": "Count the outputs: one per query head, n_heads of them, more than there are groups.",
     "rows stored": "Count the rows your cache stores per token: one per K/V group, not one per query head.",
 }
 
@@ -80,8 +90,25 @@ DIAGNOSES = {
     "gqa-routed-by-group-count": "Query head h read group h // n_kv_heads, dividing by the number of groups instead "
                                  "of by the number of query heads per group, n_heads // n_kv_heads.",
     "gqa-first-group-only": "Every query head read group 0: the other K/V groups were never used.",
-    "gqa-values-from-another-group": "A head's keys and values came from different groups: each query head reads "
-                                     "its keys and its values from the same group.",
+    "gqa-keys-and-values-apart": "A head's keys and values came from different groups: each query head reads its "
+                                 "keys and its values from the same group.",
+    "gqa-group-first-query": "Every head of a group used the query of the group's first head: each query head keeps "
+                             "its own query; only the keys and values are shared.",
+    "gqa-group-queries-averaged": "The queries of each group were averaged into one: each query head keeps its own "
+                                  "query; only the keys and values are shared.",
+    "gqa-query-of-group-index": "Head h used the query of head g (its group's number) instead of its own query "
+                                "q[h]: the group index picks keys and values, not queries.",
+    "gqa-group-columns-strided": "Group g took every n_kv_heads-th column of Wk and Wv instead of its contiguous "
+                                 "block of d_head columns, g*d_head to (g+1)*d_head.",
+    "gqa-columns-repeated": "Each column of X Wk and X Wv was repeated in place (np.repeat along the features) "
+                            "instead of repeating whole groups for their heads, so the heads read mixed columns.",
+    "gqa-heads-counted-from-groups": "Only n_kv_heads outputs came back: the number of query heads is q's first "
+                                     "axis, and each of them gets an output.",
+    "gqa-wo-rows-of-group": "Head h's output met the rows of Wo of its group (g*d_head to (g+1)*d_head) instead of "
+                            "its own rows, h*d_head to (h+1)*d_head: only K and V are shared, Wo has a block per "
+                            "query head.",
+    "scale-by-kv-width": "The scores were divided by the square root of Wk's whole width (all the groups, "
+                         "n_kv_heads * d_head) instead of one head's d_head.",
     "gqa-cache-per-query-head": "The returned cache holds one row per query head (each group repeated for its "
                                 "heads) instead of one per K/V group: the memory that GQA saves is spent again.",
 }

@@ -3,7 +3,7 @@ import numpy as np
 
 import attnlib as at
 from ..attention import split_heads
-from .mask_and_softmax import weights_steps
+from .attention_module import attention_steps
 from .probes import features, rand
 from .properties import argument_mixups, causality, scale_finding
 from .spec import Exercise, Probe
@@ -39,11 +39,21 @@ def merge_heads_steps(O, c):
 def groups_steps(n_heads, n_groups, c):
     """The K/V group each query head reads, for its keys and for its values: h // (n_heads // n_groups)."""
     h = np.arange(n_heads)
-    keys = c("group of each head", right=h // (n_heads // n_groups), gqa_routed_by_modulo=h % n_groups,
-             gqa_routed_by_group_count=h // n_groups, gqa_first_group_only=0 * h)
-    values = c("group of each value", right=keys, gqa_values_from_another_group=np.where(
-        np.array_equal(keys, h % n_groups), h // (n_heads // n_groups), h % n_groups))
-    return keys, values
+    route = c("group of each head", right=h // (n_heads // n_groups), gqa_routed_by_modulo=h % n_groups,
+              gqa_routed_by_group_count=h // n_groups, gqa_first_group_only=0 * h)
+    other = h // (n_heads // n_groups) if np.array_equal(route, h % n_groups) else h % n_groups
+    return c("groups of keys and values", right=(route, route), gqa_keys_and_values_apart=(route, other),
+             gqa_keys_and_values_apart__values_first=(route, 0 * h),
+             gqa_keys_and_values_apart__keys_first=(0 * h, route))
+
+
+def queries_steps(Q, n_groups, c):
+    """Each query head's own query, (n_heads, ...); the wrong options share one query within a group."""
+    per, route = len(Q) // n_groups, np.arange(len(Q)) // (len(Q) // n_groups)
+    return c.step("query of each head", right=lambda: Q, gqa_group_first_query=lambda: Q[route * per],
+                  gqa_group_queries_averaged=lambda: np.repeat(Q.reshape(n_groups, per, *Q.shape[1:]).mean(axis=1),
+                                                               per, axis=0),
+                  gqa_query_of_group_index=lambda: Q[route])
 
 
 def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=None):
@@ -53,12 +63,25 @@ def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=N
     g = n_kv_heads or h
     Q = split_heads_steps(X @ Wq, h, c=c)  # (h, n, d_head)
     K, V = (split_heads_steps(X @ W, g, c=c) for W in (Wk, Wv))  # (g, n, d_head)
-    keys, values = (np.arange(h), np.arange(h)) if n_kv_heads is None else groups_steps(h, g, c)
     wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
-    heads = np.stack([weights_steps(q, K[a], causal, c=c, widths=wider) @ V[b] for q, a, b in zip(Q, keys, values)])
+    if n_kv_heads:  # each query head reads its group's K and V
+        keys, values = groups_steps(h, g, c)
+        Q = queries_steps(Q, g, c)
+        K, V = c.step("group columns", right=lambda: (K[keys], V[values]),
+                      gqa_group_columns_strided=lambda: tuple(
+                          (X @ W).reshape(len(X), -1, g).transpose(2, 0, 1)[keys] for W in (Wk, Wv)),
+                      gqa_columns_repeated=lambda: tuple(
+                          np.repeat(X @ W, h // g, axis=1).reshape(len(X), h, -1).transpose(1, 0, 2) for W in (Wk, Wv)))
+        wider["scale_by_kv_width"] = Wk.shape[1]
+    heads = np.stack([attention_steps(q, k, v, causal, True, c=c, widths=wider) for q, k, v in zip(Q, K, V)])
     heads = c("heads computed", right=heads, last_head_dropped=np.concatenate([heads[:-1], 0.0 * heads[-1:]]))
     O = merge_heads_steps(heads, c)
-    return c("output projection", right=O @ Wo, wo_ignored=O)
+    Y = c("heads projected", right=O @ Wo, wo_ignored=O, output_divided_by_heads=O @ Wo / h)
+    if n_kv_heads:  # a head's rows of Wo are its own, not its group's
+        d = heads.shape[-1]
+        Y = c.step("rows of Wo", right=lambda: Y, gqa_wo_rows_of_group=lambda: sum(
+            heads[i] @ Wo[a * d:(a + 1) * d] for i, a in enumerate(keys)))
+    return Y
 
 
 def _split_probe(seed, n, d_model, n_heads):
@@ -175,6 +198,8 @@ DIAGNOSES = {
                                      "heads of d_head columns each.",
     "heads-tokens-last": "The tokens ended up on the last axis; each head is a matrix with one row per token, "
                          "(n, d_head).",
+    "output-divided-by-heads": "The output was divided by the number of heads: the heads are joined side by side and "
+                               "multiplied by Wo, never averaged.",
     "last-head-dropped": "The loop over the heads stops one short: the last head's output stays zero.",
     "head-slice-one-short": "Each head's slice of columns stops one short: the slice's end is exclusive, so the last "
                             "column of every head was dropped.",
@@ -187,4 +212,5 @@ CHOICES = {
              "get, and which axis holds the heads?",
     "merge": "Look at how you put the heads back side by side: head 0's columns first, one row per token.",
     "head count": "Look at how many heads your function runs: n_heads of them, each d_head wide.",
+    "heads projected": "Look at what happens after the heads are joined: one multiplication by Wo, nothing else.",
 }

@@ -105,7 +105,9 @@ def mask_value_steps(keep, c):
                   mask_value_zero=lambda: np.zeros(keep.shape),
                   mask_multiplicative=lambda: keep.astype(float), mask_finite_value=lambda: np.where(keep, 0.0, -1e9),
                   mask_finite_value__1e30=lambda: np.where(keep, 0.0, -1e30),
-                  mask_finite_value__min=lambda: np.where(keep, 0.0, np.finfo(float).min))
+                  mask_finite_value__min=lambda: np.where(keep, 0.0, np.finfo(float).min),
+                  mask_inverted=lambda: np.where(keep, -np.inf, 0.0),
+                  mask_zero_times_inf=lambda: np.where(keep, np.nan, -np.inf))
 
 
 def score_scale(d):
@@ -359,6 +361,9 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "mask-inverted": "The mask was inverted: -inf where a position may be seen and 0 where it may not.",
+    "mask-zero-times-inf": "The visible entries came out NaN: 0 times -inf is NaN, so a mask cannot be built by "
+                           "multiplying -inf by a 0/1 pattern.",
     "mask-after-exponentials": "The future was zeroed after the exponentials, with the maximum taken over every key: "
                                "when a row's largest score is in its future, every visible exponential underflows "
                                "to 0 and the row is 0 / 0.",

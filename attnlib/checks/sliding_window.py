@@ -26,7 +26,8 @@ def window_steps(n, window, *, c):
     keep = c.step("window band", right=lambda: causal & (j > i - w),
                   window_excludes_current=lambda: (j < i) & (j >= i - w),
                   window_not_causal=lambda: np.abs(i - j) < w, window_ignored=lambda: causal,
-                  window_keeps_oldest=lambda: causal & (j < w), window_transposed=lambda: (causal & (j > i - w)).T)
+                  window_keeps_oldest=lambda: causal & (j < w), window_transposed=lambda: (causal & (j > i - w)).T,
+                  window_future_open=lambda: j > i - w, window_diagonal_only=lambda: j == i)
     return mask_value_steps(keep, c)
 
 
@@ -51,10 +52,14 @@ def evict_steps(K, V, window, n_sinks, c):
     w = c("cache window", right=window, cache_window_one_too_wide=window + 1, cache_window_one_too_narrow=window - 1)
     s = c("sinks kept", right=n_sinks, sinks_dropped=0)
     t = len(K)
-    if t <= w:
+    full = c("cut when", right=t > w, sinks_outside_window=t > w + s, cache_cut_before_full=True)
+    if not full:
         return K, V
     rows = c.step("rows evicted", right=lambda: np.r_[0:s, t - (w - s):t], cache_evicts_newest=lambda: np.arange(w),
                   sinks_outside_window=lambda: np.r_[0:s, t - w:t],
+                  cache_cut_before_full=lambda: np.r_[0:s, np.arange(t)[-(w - s):]],
+                  cache_window_one_too_narrow__recent=lambda: np.r_[0:s, t - (w - s - 1):t],
+                  sinks_roles_swapped=lambda: np.r_[0:w - s, t - s:t],
                   sinks_newest=lambda: np.r_[t - (w - s):t, 0:s])  # the sinks moved behind the newest rows
     return K[rows], V[rows]
 
@@ -62,8 +67,13 @@ def evict_steps(K, V, window, n_sinks, c):
 def rolling_cache_steps(q, k, v, K_cache, V_cache, window, n_sinks=0, *, c):
     """Lesson 14's cache step with the cache cut back to `window` rows after the append: (o, K_new, V_new)."""
     read, kept = cache_update_steps(k, v, K_cache, V_cache, c)
-    read, kept = evict_steps(*read, window, n_sinks, c), evict_steps(*kept, window, n_sinks, c)
-    return (attend_step_steps(q, *read, c=c), *kept)
+    cut = evict_steps(*read, window, n_sinks, c)
+    full = len(cut[0]) < len(read[0])
+    read = c("rows read", right=cut, cache_read_before_cut=read, cache_read_without_new=tuple(M[:-1] for M in cut),
+             sinks_not_attended=tuple(M[n_sinks:] for M in cut) if full else cut)
+    kept = c("rows returned", right=evict_steps(*kept, window, n_sinks, c), cache_returned_uncut=kept)
+    widths = {"scale_by_d_v": V_cache.shape[1], "scale_by_length": window}
+    return (attend_step_steps(q, *read, c=c, widths=widths), *kept)
 
 
 def _rolling_probe(seed, t, d, d_v, window, n_sinks=None, scale=1.0):
@@ -88,6 +98,10 @@ CHOICES = {
     "window band": "Look at which columns stay for row i: from i - window + 1 up to i itself, never a later one.",
     "cache window": "Count the rows your cache keeps once it is full: `window` of them, the new one included.",
     "sinks kept": "Look at what happens to the first n_sinks rows: they are never evicted.",
+    "cut when": "Look at when your cache is cut: only once it holds more than `window` rows, the sinks among them.",
+    "rows read": "Look at the rows the query attends over: exactly the ones the cache keeps, the new token and the "
+                 "sinks among them.",
+    "rows returned": "Look at the caches you return: the cut ones, at most `window` rows.",
     "rows evicted": "Look at which rows you drop when the cache is too long: the oldest ones after the sinks, so "
                     "that the newest stay.",
 }
@@ -114,6 +128,21 @@ DIAGNOSES = {
                            "recent positions, the new token's first of all.",
     "sinks-outside-window": "The sinks were kept in addition to the `window` newest rows, so a full cache held "
                             "window + n_sinks rows: the sinks count within the window.",
+    "window-future-open": "Only the old side of the window was closed: every later position stayed visible. A causal "
+                          "window also hides the future.",
+    "window-diagonal-only": "Each row saw only itself, whatever the window: the window reaches back to i - window + 1.",
+    "cache-cut-before-full": "The cache was cut on every step, even before it was full: with sinks, the first rows "
+                             "came back twice. Cut only once it holds more than `window` rows.",
+    "sinks-roles-swapped": "The cache kept the oldest window - n_sinks rows and the n_sinks newest: the roles are the "
+                           "other way round, n_sinks sinks at the start and window - n_sinks recent rows.",
+    "cache-read-before-cut": "The query attended over every row before the cut, the evicted one included: it attends "
+                             "over the rows the cache keeps.",
+    "cache-read-without-new": "The query attended over the kept rows without the new token's own: the new token is "
+                              "among the rows it attends over.",
+    "sinks-not-attended": "The sinks were kept in the cache but left out of the attention: they are kept so that the "
+                          "query can attend to them.",
+    "cache-returned-uncut": "The attention used the cut cache, but the caches returned were not cut: they keep "
+                            "growing past `window` rows.",
     "sinks-newest": "The kept rows were put in another order (the sinks after the newest rows); the cache keeps its "
                     "rows oldest first.",
 }

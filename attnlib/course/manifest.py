@@ -78,7 +78,7 @@ LESSONS = (
            ("rope_explorer",), ("rope", "rope_attention")),
     Lesson("17_grouped_queries", "Shared keys and values: GQA",
            "several query heads read one group of $K$ and $V$: the cache shrinks by the group size",
-           (), ("grouped_query_attention", "grouped_cache_step")),
+           ("gqa_explorer",), ("grouped_query_attention", "grouped_cache_step")),
     Lesson("18_sliding_window", "A bounded cache: sliding windows",
            "each token sees the last $w$ positions, and the first few kept as sinks: the cache stops growing",
            ("window_explorer",), ("sliding_window_mask", "rolling_cache_step")),

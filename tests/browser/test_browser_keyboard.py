@@ -25,6 +25,7 @@ EXPLORERS = {
     "kv-cache": "widgets.kv_cache_explorer()",
     "induction": "widgets.induction_explorer(at.TinyLM(64, 8, 2, 2, 24, mlp=False), at.data.RepeatTask().tokenizer)",
     "rope": "widgets.rope_explorer()",
+    "gqa": "widgets.gqa_explorer()",
     "window": "widgets.window_explorer()",
     "ops": "widgets.ops_explorer(steps=10)",
 }

@@ -285,6 +285,28 @@ def rope_explorer(page, explorer):
     return f"shift +3 by keyboard: pair 0 of the first word turned {angle0[0][0]} -> {angle1[0][0]} rad, S unchanged"
 
 
+def gqa_explorer(page, explorer):
+    """Press ArrowLeft once on the K/V groups slider: it moves on to the next divisor of the query heads below (from
+    8 groups of 32 heads to 4), every query head is redrawn under group h // 8, and the cache shown halves to the
+    bytes of the formula."""
+    def shown():
+        groups = [int(v) for v in table_named(tables(explorer), "heads")["values"][0]]
+        nbytes = explorer.evaluate("e => [...e.querySelectorAll('.ra-bytes')].map(s => Number(s.dataset.bytes))")
+        return groups, nbytes
+    groups0, bytes0 = shown()
+    assert groups0 == [h // 4 for h in range(32)], f"32 heads, 8 groups should read h // 4: {groups0}"
+    before = tables(explorer)
+    slide(explorer, presses=1, key="ArrowLeft", nth=1)
+    settle(page, explorer, before)
+    groups1, bytes1 = shown()
+    assert groups1 == [h // 8 for h in range(32)], f"32 heads, 4 groups should read h // 8: {groups1}"
+    assert bytes1[0] == bytes0[0] == 2 * 32 * 32 * 128 * 32768 * 2, f"the MHA cache moved: {bytes0} -> {bytes1}"
+    assert bytes1[1] == 2 * 32 * 4 * 128 * 32768 * 2 == bytes0[1] // 2, f"cache {bytes0[1]} -> {bytes1[1]}"
+    value = explorer.locator(".ra-slider input[type=range]").nth(1).input_value()
+    assert value == "4", f"the K/V slider shows {value}, not the divisor 4"
+    return f"K/V groups 8 -> 4 by one ArrowLeft: heads regrouped by h // 8, cache {bytes0[1]:,} -> {bytes1[1]:,} bytes"
+
+
 def window_explorer(page, explorer):
     """Narrow the window by keyboard (its slider, ArrowLeft once): A gives one more position zero weight in every
     full row, and the K cache beside it keeps one row fewer, the oldest one dropped."""
@@ -329,6 +351,7 @@ EXPLORERS = {
     "positions": positions_explorer,
     "induction": induction_explorer,
     "rope": rope_explorer,
+    "gqa": gqa_explorer,
     "window": window_explorer,
     "ops": ops_explorer,
 }

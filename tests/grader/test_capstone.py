@@ -247,7 +247,7 @@ def broken_attention_notebooks(tmp_path_factory):
 def test_my_functions_links_the_block_to_the_learners_heads_and_attention(broken_attention_notebooks, capsys):
     mine = my_functions(folder=broken_attention_notebooks)
     out = capsys.readouterr().out
-    assert "transformer_block     yours, from 10_block.ipynb, with your multi_head_attention" in out
+    assert "transformer_block yours, from 10_block.ipynb, with your multi_head_attention" in " ".join(out.split())
     assert "with your attention as its attend" in out
     p = TinyLM(11, d_model=8, n_heads=2, n_layers=1, max_len=6, seed=1).block_params(0)
     X = np.random.default_rng(0).normal(size=(6, 8))
@@ -418,7 +418,7 @@ def test_tinylm_with_attnlibs_rope_as_the_op_is_the_rope_model_exactly():
 
 
 def test_the_learners_rope_turns_q_and_k_beside_their_other_ops():
-    ops = {k: f for k, f in learner.ALL.items() if k not in capstone.ROPE_REFUSED}
+    ops = {k: f for k, f in learner.ALL.items() if k not in capstone.REFUSED["rope"]}
     ref, mine = pair(ops, positions="rope")
     tokens, targets = batch(2)
     np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
@@ -432,11 +432,11 @@ def test_the_learners_rope_turns_q_and_k_beside_their_other_ops():
 
 
 def test_a_rope_is_optional_and_used_only_by_a_model_asked_for_rope():
-    without = {k: f for k, f in learner.ALL.items() if k != "rope"}
+    without = {k: f for k, f in learner.ALL.items() if k not in capstone.REFUSED["learned"]}
     assert capstone.models(without) == [("learned", list(without))]  # graded as before rope came in
     assert capstone.models({"rope": learner.rope}) == [("rope", ["rope"])]
     assert [(p, "rope" in names, "transformer_block" in names) for p, names in capstone.models(learner.ALL)] == \
-        [("learned", False, True), ("rope", True, False)]
+        [("learned", False, True), ("rope", True, False), ("grouped", False, False)]
     ref, mine = pair({"rope": learner.rope_halves})  # learned positions: the rope is never called
     np.testing.assert_array_equal(mine.forward(batch()[0]), ref.forward(batch()[0]))
 
@@ -448,6 +448,7 @@ def test_a_right_rope_passes_the_capstone(ops):
     assert "rope" in report.summary.split(" each pass their own check")[0]
     assert ("with positions='rope'" if len(ops) == 1 else "Then the same again with positions='rope'") in \
         report.summary
+    assert ("with n_kv_heads=1" in report.summary) == ("grouped_query_attention" in ops)
 
 
 @pytest.mark.parametrize("expected, wrong", [("rope-halves", learner.rope_halves),
@@ -461,3 +462,39 @@ def test_a_wrong_rope_is_named_with_its_mistake(expected, wrong, alone):
     with pytest.raises(CheckFailed) as info:
         check("capstone", ops)
     assert "positions='rope'" in info.value.report.probe
+
+
+# ---------------------------------------------------------------------------
+# the learner's grouped attention and grouped cache: a model whose heads share one K/V group
+
+def test_the_learners_grouped_ops_give_the_grouped_model_exactly():
+    ops = {k: f for k, f in learner.ALL.items() if k not in capstone.REFUSED["grouped"]}
+    calls = {"grouped_query_attention": 0, "grouped_cache_step": 0}
+
+    def counted(name, fn):
+        def op(*args):
+            calls[name] += 1
+            return fn(*args)
+        return op
+    ops.update({name: counted(name, ops[name]) for name in calls})
+    ref, mine = pair(ops, n_kv_heads=1)
+    tokens, targets = batch(2)
+    np.testing.assert_allclose(mine.forward(tokens), ref.forward(tokens), rtol=1e-10, atol=1e-12)
+    (l0, g0), (l1, g1) = ref.loss_and_grads(tokens, targets), mine.loss_and_grads(tokens, targets)
+    assert abs(l0 - l1) < 1e-12
+    for key in g0:
+        np.testing.assert_allclose(g1[key], g0[key], rtol=1e-8, atol=1e-12, err_msg=key)
+    prompt = np.array([2, 5])
+    assert np.array_equal(mine.generate(prompt, 4), ref.generate(prompt, 4))
+    assert calls["grouped_query_attention"] > 0 and calls["grouped_cache_step"] > 0  # both ran the model
+    assert capstone.models({"grouped_cache_step": learner.grouped_cache_step}) == \
+        [("grouped", ["grouped_cache_step"])]
+
+
+def test_a_right_grouped_pair_passes_and_a_wrong_routing_is_named():
+    report = check("capstone", {"grouped_query_attention": learner.grouped_query_attention,
+                                "grouped_cache_step": learner.grouped_cache_step})
+    assert report.passed, report.problems
+    assert "with n_kv_heads=1" in report.summary
+    diagnosis, name, own, problems = failed(learner._with(grouped_cache_step=learner.grouped_routed_by_modulo))
+    assert (diagnosis, name, own) == ("gqa-routed-by-modulo", None, ["grouped_cache_step"]), problems

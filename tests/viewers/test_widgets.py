@@ -10,7 +10,7 @@ from attnlib.viewers import viz, widgets
 from attnlib.data import essay_example
 
 from helpers import softmax_rows
-from test_viz import Cells
+from test_viz import Cells, background
 
 
 def ref_softmax(S):
@@ -51,6 +51,7 @@ ALL = {
     "positions": lambda: widgets.positions_explorer(),
     "induction": lambda: widgets.induction_explorer(*untrained_induction_model()),
     "rope": lambda: widgets.rope_explorer(),
+    "gqa": lambda: widgets.gqa_explorer(),
     "window": lambda: widgets.window_explorer(),
     "ops": lambda: widgets.ops_explorer(steps=10),
 }
@@ -405,6 +406,8 @@ def test_positions_explorer_uses_the_p_it_is_given_and_reports_bad_input():
     (lambda: widgets.attention_explorer("..."), "no words"),
     (lambda: widgets.rope_explorer("..."), "no words"),
     (lambda: widgets.rope_explorer(theta=0.0), "theta must be > 0"),
+    (lambda: widgets.gqa_explorer(8, 3), "n_kv_heads=3 must divide n_heads=8"),
+    (lambda: widgets.gqa_explorer(0, 1), "n_heads must be >= 1"),
     (lambda: widgets.window_explorer("..."), "no words"),
 ])
 def test_explorers_reject_bad_input(build, words):
@@ -645,6 +648,87 @@ def test_rope_explorer_scores_do_not_move_with_the_sentence_and_tell_repeats_apa
     assert "No rotation" in ex.views["note"].value
     ex.controls["sentence"].value = "?!"
     assert "no words" in ex.error and ex.state["tokens"] == ["the", "cat", "sat", "on", "the", "mat"]
+
+
+# ----------------------------------------------------------------------------
+# gqa (notebook 17): which K/V group each query head reads, and the cache it leaves
+
+def groups_by_loop(n_heads, n_kv_heads):
+    """Query heads dealt out in order, n_heads / n_kv_heads to a group: head -> group."""
+    size, out = n_heads // n_kv_heads, {}
+    for g in range(n_kv_heads):
+        for j in range(size):
+            out[g * size + j] = g
+    return [out[h] for h in range(n_heads)]
+
+
+def cache_bytes_by_hand(n_layers, kv_heads, d_head, tokens, bytes_per_value):
+    """K and V, for every layer, K/V head, feature and token."""
+    return 2 * n_layers * kv_heads * d_head * tokens * bytes_per_value
+
+
+def drawn(ex):
+    """(the group each query head is drawn in, its colour), (the groups drawn below them, their colours),
+    and the byte counts shown, from the HTML."""
+    (table,) = [t for t in Cells(ex.views["picture"].value).tables if t["name"] == "heads"]
+    n = ex.state["n_heads"]
+    heads, groups = table["td"][:n], table["td"][n:]
+    shown = [int(b) for b in re.findall(r'data-bytes="(\d+)"', ex.views["picture"].value)]
+    return ([int(c["value"]) for c in heads], [background(c) for c in heads],
+            [int(c["value"]) for c in groups], [background(c) for c in groups], shown)
+
+
+def test_gqa_explorer_colours_each_query_head_by_the_group_it_reads():
+    ex = widgets.gqa_explorer()
+    for n_heads, n_kv_heads in ((32, 8), (8, 2), (8, 8), (8, 1), (12, 3), (12, 4), (6, 6), (1, 1)):
+        ex.controls["heads"].value = n_heads
+        ex.controls["kv"].value = n_kv_heads
+        assert (ex.state["n_heads"], ex.state["n_kv_heads"]) == (n_heads, n_kv_heads)
+        head_groups, head_colours, group_ids, group_colours, _ = drawn(ex)
+        assert head_groups == groups_by_loop(n_heads, n_kv_heads) == list(ex.state["group"])
+        assert group_ids == list(range(n_kv_heads))
+        for h, g in enumerate(head_groups):  # a head is drawn in the colour of the group it reads
+            assert head_colours[h] == group_colours[g]
+        assert len(set(group_colours)) == n_kv_heads  # and the groups are told apart
+
+
+def test_gqa_explorer_shows_the_cache_bytes_of_the_formula():
+    ex = widgets.gqa_explorer()  # 32 layers, 32 heads of 128, 32,768 tokens, 2 bytes a number; 8 groups
+    *_, shown = drawn(ex)
+    assert shown == [cache_bytes_by_hand(32, 32, 128, 32768, 2), cache_bytes_by_hand(32, 8, 128, 32768, 2)]
+    assert shown == [17_179_869_184, 4_294_967_296]
+    assert "17,179,869,184 bytes" in ex.views["picture"].value and "4\u00d7 smaller" in ex.views["note"].value
+    for kv in (32, 16, 4, 2, 1):
+        ex.controls["kv"].value = kv
+        *_, shown = drawn(ex)
+        assert shown[1] == cache_bytes_by_hand(32, kv, 128, 32768, 2) and shown[0] == 17_179_869_184
+        assert ex.state["per_token"] == cache_bytes_by_hand(32, kv, 128, 1, 2)
+    assert "multi-query attention" in ex.views["picture"].value
+    small = widgets.gqa_explorer(8, 2, n_layers=2, d_head=16, seq_len=100, bytes_per_value=4)
+    assert drawn(small)[-1] == [2 * 2 * 8 * 16 * 100 * 4, 2 * 2 * 2 * 16 * 100 * 4]
+
+
+def test_gqa_explorer_k_v_slider_lands_only_on_divisors_moving_the_way_it_was_pushed():
+    ex = widgets.gqa_explorer(12, 12)
+    divisors = [d for d in range(1, 13) if 12 % d == 0]
+    seen = [12]
+    while ex.controls["kv"].value > 1:  # one step left at a time, as the arrow key does
+        ex.controls["kv"].value -= 1
+        seen.append(ex.controls["kv"].value)
+        assert ex.state["n_kv_heads"] == ex.controls["kv"].value and 12 % ex.state["n_kv_heads"] == 0
+    assert seen == divisors[::-1]
+    seen = [1]
+    while ex.controls["kv"].value < 12:
+        ex.controls["kv"].value += 1
+        seen.append(ex.controls["kv"].value)
+    assert seen == divisors
+    ex.controls["kv"].value = 4
+    ex.controls["heads"].value = 7  # 4 does not divide 7: down to the largest divisor below it
+    assert ex.state["n_kv_heads"] == 1 and ex.controls["kv"].max == 7 and ex.error is None
+    ex.controls["heads"].value = 2
+    ex.controls["kv"].value = 2
+    ex.controls["heads"].value = 3
+    assert ex.state["n_kv_heads"] == 1
 
 
 # ----------------------------------------------------------------------------

@@ -104,11 +104,37 @@ def rope(X, positions, theta=10000.0):
     return out
 
 
+def grouped_query_attention(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=True):
+    d = Wq.shape[1] // n_heads
+    heads = []
+    for h in range(n_heads):
+        g = h // (n_heads // n_kv_heads)
+        kv = slice(g * d, (g + 1) * d)
+        heads.append(attention(X @ Wq[:, h * d:(h + 1) * d], X @ Wk[:, kv], X @ Wv[:, kv], causal))
+    return np.hstack(heads) @ Wo
+
+
+def grouped_cache_step(q, k, v, K_cache, V_cache):
+    K_new, V_new = np.concatenate([K_cache, k[:, None]], axis=1), np.concatenate([V_cache, v[:, None]], axis=1)
+    r = len(q) // len(k)
+    o = np.stack([cache_step(q[h], K_new[h // r, -1], V_new[h // r, -1], K_new[h // r, :-1], V_new[h // r, :-1])[0]
+                  for h in range(len(q))])
+    return o, K_new, V_new
+
+
+def grouped_routed_by_modulo(q, k, v, K_cache, V_cache):
+    K_new, V_new = np.concatenate([K_cache, k[:, None]], axis=1), np.concatenate([V_cache, v[:, None]], axis=1)
+    o = np.stack([cache_step(q[h], K_new[h % len(k), -1], V_new[h % len(k), -1], K_new[h % len(k), :-1],
+                             V_new[h % len(k), :-1])[0] for h in range(len(q))])
+    return o, K_new, V_new
+
+
 ALL = {"softmax": softmax, "attention": attention, "embed": embed, "multi_head_attention": multi_head_attention,
        "layer_norm": layer_norm, "gelu": gelu, "transformer_block": transformer_block,
        "next_token_logits": next_token_logits, "cross_entropy": cross_entropy, "softmax_backward": softmax_backward,
        "attention_backward": attention_backward, "layer_norm_backward": layer_norm_backward,
-       "cache_step": cache_step, "sample_next": sample_next, "rope": rope}
+       "cache_step": cache_step, "sample_next": sample_next, "rope": rope,
+       "grouped_query_attention": grouped_query_attention, "grouped_cache_step": grouped_cache_step}
 
 
 # wrong ops ------------------------------------------------------------------------------------------------
