@@ -1,4 +1,4 @@
-"""Notebooks 05-07, 09, 11 and 14: scores, single-head and multi-head attention, and their backward pass.
+"""Notebooks 05-07, 09, 11, 14 and 18: scores, single-head and multi-head attention, and their backward pass.
 
     S = Q K^T / sqrt(d)          scores, one dot product per (query, key) pair
     A = softmax(S + mask)        weights: each row sums to 1, the future gets 0
@@ -8,10 +8,11 @@ One kernel, `attention_forward`, computes O on stacked arrays (batch and heads a
 leading axes) and keeps what `attention_grads` needs to run it backwards; every
 public function here is that kernel behind a declared contract. Multi-head attention
 runs it on every head at once; grouped-query attention is the same path with fewer
-key/value heads, each group repeated for the query heads that read it. `tiled_attention`
-computes the same O block by block with an online softmax, so the full (n, n)
-score matrix is never built.
+key/value heads, each group repeated for the query heads that read it. `windowed` is the
+kernel with a sliding window (notebook 18). `tiled_attention` computes the same O block by
+block with an online softmax, so the full (n, n) score matrix is never built.
 """
+import functools
 import math
 from collections import namedtuple
 
@@ -28,25 +29,27 @@ BLOCK = 128  # causal queries taken this many rows at a time by the public funct
 # ----------------------------------------------------------------------------
 # the kernel, on arrays whose last two axes are (tokens, features); no checks
 
-def weights_forward(Q, K, causal=True, scale=True):
+def weights_forward(Q, K, causal=True, scale=True, window=None, n_sinks=0, positions=None):
     """A (..., n_q, n_k) = softmax(Q K^T s + mask) with s = 1/sqrt(d) (or 1), and s.
 
     Q (..., n_q, d), K (..., n_k, d). With causal=True and n_q < n_k the queries are the
-    last n_q positions (new tokens against a cache).
+    last n_q positions (new tokens against a cache). window: a sliding window (the query sees
+    its newest window - n_sinks positions and the first n_sinks ones, mixing.hidden_keys);
+    None for the causal mask alone. positions (n_k,): the keys' positions, 0 .. n_k - 1 by default.
     """
     s = 1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0  # a Python float keeps float32 float32
     S = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
     S *= s
     if causal:
-        mask_future(S)
+        mask_future(S, window, n_sinks, positions)
     A, Z = exp_and_sum(S)  # softmax, in place on S
     A /= Z
     return A, s
 
 
-def attention_forward(Q, K, V, causal=True, scale=True):
-    """O (..., n_q, d_v) = A V for V (..., n_k, d_v), and the cache attention_grads reads."""
-    A, s = weights_forward(Q, K, causal, scale)
+def attention_forward(Q, K, V, causal=True, scale=True, window=None, n_sinks=0, positions=None):
+    """O (..., n_q, d_v) = A V for V (..., n_k, d_v), and the cache attention_grads reads (window: weights_forward)."""
+    A, s = weights_forward(Q, K, causal, scale, window, n_sinks, positions)
     return A @ V, (Q, K, V, A, s)
 
 
@@ -63,6 +66,15 @@ def attention_grads(dO, cache):
 
 
 ATTENTION = Op(attention_forward, attention_grads)
+
+
+def windowed(window, n_sinks=0):
+    """The kernel with a sliding window, an Op like ATTENTION: each query sees its newest window - n_sinks
+    positions and the first n_sinks. The backward is attention_grads unchanged: a hidden key has A = 0.
+    window=None is ATTENTION itself."""
+    if window is None:
+        return ATTENTION
+    return Op(functools.partial(attention_forward, window=window, n_sinks=n_sinks), attention_grads)
 
 
 def attend(Q, K, V, causal=True, scale=True):

@@ -1,9 +1,10 @@
-"""Notebook 14: generation with a KV cache, and picking the next token.
+"""Notebooks 14 and 18: generation with a KV cache (growing, or rolling over a window), and picking the next token.
 
 When a model generates one token at a time, the keys and values of earlier tokens
 never change. Keeping them in a cache means each new token costs one query row
 against t cached rows, O(t), instead of recomputing all t x t scores. The
-next token is then picked from the logits: greedily, or by sampling (sample_next).
+next token is then picked from the logits: greedily, or by sampling (sample_next). A rolling
+cache (notebook 18) keeps only a window of them, plus the first few positions (the sinks).
 """
 import numpy as np
 
@@ -17,21 +18,44 @@ from .mixing import exp_and_sum, softmax
 class KVCache:
     """Keys and values of the tokens seen so far, for every layer.
 
-    K and V are preallocated (n_layers, n_heads, max_len, d_head); only the first
-    `length` positions are filled. `keys(i)` and `values(i)` are the filled part
-    of layer i, (n_heads, length, d_head): it grows by one row per new token.
-    With grouped-query attention n_heads counts the K/V groups (the model's n_kv_heads).
+    KVCache(n_layers, n_heads, d_head, max_len, dtype=np.float64, window=None, n_sinks=0)
+
+    K and V are preallocated (n_layers, n_heads, rows, d_head); `length` counts the positions
+    seen so far. Without a window rows = max_len and the cache grows by one filled row per new
+    token. With a window (a rolling cache, notebook 18) rows = min(window, max_len): once full it
+    keeps the first n_sinks positions and the newest window - n_sinks, in order, and its bytes stop
+    growing. `keys(i)` and `values(i)` are the kept part of layer i, (n_heads, kept, d_head), and
+    `positions` says which position each kept row holds. With grouped-query attention n_heads
+    counts the K/V groups (the model's n_kv_heads).
     """
 
-    def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64):
+    def __init__(self, n_layers, n_heads, d_head, max_len, dtype=np.float64, window=None, n_sinks=0):
         shape = tuple(positive_int(name, value) for name, value in (
             ("n_layers", n_layers), ("n_heads", n_heads), ("max_len", max_len), ("d_head", d_head)))
+        self.window, self.n_sinks = window_and_sinks(window, n_sinks)
         dtype = float_dtype("dtype", dtype)
+        if self.window is not None:
+            shape = (shape[0], shape[1], min(self.window, shape[2]), shape[3])  # a full window, never more
         check_size("n_layers * n_heads * max_len * d_head", shape, dtype)
-        self.K = np.zeros(shape, dtype=dtype)  # (n_layers, n_heads, max_len, d_head)
+        self.K = np.zeros(shape, dtype=dtype)  # (n_layers, n_heads, rows, d_head)
         self.V = np.zeros(shape, dtype=dtype)
-        self.length = 0  # positions filled in every layer
+        self.length = 0  # positions seen in every layer
         self.owner = None  # the model whose keys and values fill it, set by its first step
+
+    @property
+    def kept(self):
+        """How many rows hold a position: every position seen, up to the window."""
+        return min(self.length, self.K.shape[2])
+
+    @property
+    def positions(self):
+        """(kept,) int: the position each kept row holds, oldest first."""
+        return kept_positions(self.length, self.window, self.n_sinks)
+
+    @property
+    def nbytes(self):
+        """The bytes K and V take, filled or not: with a window, flat however long generation goes on."""
+        return self.K.nbytes + self.V.nbytes
 
     def _layer(self, layer):
         layer = non_negative_int("layer", layer)
@@ -40,24 +64,56 @@ class KVCache:
         return layer
 
     def keys(self, layer):
-        return self.K[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
+        return self.K[self._layer(layer), :, :self.kept]  # (n_heads, kept, d_head)
 
     def values(self, layer):
-        return self.V[self._layer(layer), :, :self.length]  # (n_heads, length, d_head)
+        return self.V[self._layer(layer), :, :self.kept]  # (n_heads, kept, d_head)
+
+
+def window_and_sinks(window, n_sinks):
+    """Check a sliding window (None, or an int >= 1) and its sinks (0 <= n_sinks < window; 0 without a window)."""
+    window = None if window is None else positive_int("window", window)
+    n_sinks = non_negative_int("n_sinks", n_sinks)
+    if window is None and n_sinks:
+        raise ValueError(f"n_sinks={n_sinks} needs a window: the sinks are the first positions a sliding "
+                         "window keeps, and without a window every position is kept")
+    if window is not None and n_sinks >= window:
+        raise ValueError(f"n_sinks must be smaller than window, got n_sinks={n_sinks} and window={window}: "
+                         "the window keeps the newest token too")
+    return window, n_sinks
+
+
+def kept_positions(length, window=None, n_sinks=0):
+    """The positions a cache keeps after `length` tokens, oldest first: all of them up to the window, then the
+    first n_sinks and the newest window - n_sinks (mixing.hidden_keys hides the rest)."""
+    if window is None or length <= window:
+        return np.arange(length)
+    return np.concatenate([np.arange(n_sinks), np.arange(length - (window - n_sinks), length)])
 
 
 def cache_step(Q, K, V, scale, cache, layer):
     """The model's cached attention: the m new rows' K, V (n_kv_heads, m, d_head) join layer `layer` of
     `cache` (a KVCache whose .length counts the positions before them) and the new queries Q
-    (n_heads, m, d_head) attend to every cached position, query head h to group h // (n_heads // n_kv_heads)
-    (n_kv_heads = n_heads without grouped-query attention). Returns O (n_heads, m, d_head)."""
+    (n_heads, m, d_head) attend to every cached position they may see, query head h to group
+    h // (n_heads // n_kv_heads) (n_kv_heads = n_heads without grouped-query attention). With a window
+    the cache then drops what fell out of it (kept_positions). Returns O (n_heads, m, d_head)."""
     t0, t1 = cache.length, cache.length + Q.shape[-2]
-    cache.K[layer, :, t0:t1], cache.V[layer, :, t0:t1] = K, V  # the cache grows by m rows
     (n_heads, m, d_head), n_kv_heads = Q.shape, K.shape[0]
+    if t1 <= cache.K.shape[2]:  # room for the new rows: the cache grows in place
+        cache.K[layer, :, t0:t1], cache.V[layer, :, t0:t1] = K, V
+        K_all, V_all, positions = cache.K[layer, :, :t1], cache.V[layer, :, :t1], None  # positions 0 .. t1 - 1
+    else:  # a full window: attend over the kept rows and the new ones, then keep the newest
+        kept = cache.kept
+        K_all = np.concatenate([cache.K[layer, :, :kept], K], axis=1)  # (n_kv_heads, kept + m, d_head)
+        V_all = np.concatenate([cache.V[layer, :, :kept], V], axis=1)
+        positions = np.concatenate([cache.positions, np.arange(t0, t1)])  # (kept + m,)
     Qg = Q.reshape(n_kv_heads, n_heads // n_kv_heads, m, d_head)  # query heads g*r .. (g+1)*r - 1 under group g
-    K_seen, V_seen = cache.K[layer, :, None, :t1], cache.V[layer, :, None, :t1]  # (n_kv_heads, 1, t1, d_head)
     # share_kv's routing (head h reads group h // r) as a broadcast: the cache is read in place, never repeated
-    O = attention_forward(Qg, K_seen, V_seen, True, scale)[0]  # (n_kv_heads, r, m, d_v)
+    O = attention_forward(Qg, K_all[:, None], V_all[:, None], True, scale, cache.window, cache.n_sinks,
+                          positions)[0]  # (n_kv_heads, r, m, d_v)
+    if positions is not None:  # cut back: the first n_sinks positions and the newest window - n_sinks
+        keep = np.isin(positions, kept_positions(t1, cache.window, cache.n_sinks))
+        cache.K[layer], cache.V[layer] = K_all[:, keep], V_all[:, keep]
     return O.reshape(n_heads, m, -1)  # (n_heads, m, d_v)
 
 

@@ -1,4 +1,4 @@
-"""Notebooks 04 and 06: mixing rows, the causal mask and the softmax.
+"""Notebooks 04, 06 and 18: mixing rows, the causal mask (and its sliding window) and the softmax.
 
 Row i of a mixed output is a weighted average of rows 0..i of V: O = A @ V with a
 lower-triangular A whose rows sum to 1. Attention computes A from scores S by
@@ -16,6 +16,21 @@ from ._validate import Array, axis_index, check_size, contract, positive_int
 # ----------------------------------------------------------------------------
 # the maths, unchecked
 
+def hidden_keys(q_pos, k_pos, window=None, n_sinks=0):
+    """Bool (n_q, n_k): True where the query at position q_pos[i] may not see the key at position k_pos[j].
+
+    A key is hidden when it comes after the query (the causal mask) or, with a window, when it has
+    fallen out of it: it is not among the newest window - n_sinks positions (the query's own included)
+    and not one of the first n_sinks positions, which are kept for good. With n_sinks = 0 the query at
+    i sees exactly i - window < j <= i; window=None (or any window past the first key) is causal only.
+    """
+    q_pos, k_pos = np.asarray(q_pos)[:, None], np.asarray(k_pos)[None, :]
+    hidden = k_pos > q_pos  # (n_q, n_k): the future
+    if window is not None:
+        hidden |= (q_pos - k_pos >= window - n_sinks) & (k_pos >= n_sinks)  # out of the window, not a sink
+    return hidden
+
+
 def future_keys(n_q, n_k, first=None):
     """Bool (n_q, n_k): True where key j comes after query i, the entries the causal mask hides.
 
@@ -23,14 +38,23 @@ def future_keys(n_q, n_k, first=None):
     the n_k positions (new tokens attending to a cache).
     """
     first = n_k - n_q if first is None else first
-    return np.triu(np.ones((n_q, n_k), dtype=bool), k=first + 1)
+    return hidden_keys(np.arange(first, first + n_q), np.arange(n_k))
 
 
-def mask_future(S):
-    """In place: S[..., i, j] = -inf where key j comes after query i; the queries are the last n_q positions."""
+def mask_future(S, window=None, n_sinks=0, positions=None):
+    """In place: S[..., i, j] = -inf where query i may not see key j (hidden_keys); returns S.
+
+    The queries are the last n_q keys. positions (n_k,): the position of every key, 0 .. n_k - 1 by
+    default; a rolling cache passes its own (its first n_sinks rows, then the newest ones).
+    """
     n_q, n_k = S.shape[-2:]
-    # keys before the first query are in nobody's future: only the last n_q columns need the mask
-    np.copyto(S[..., n_k - n_q:], -np.inf, where=future_keys(n_q, n_q))
+    if positions is None and (window is None or window >= n_k):
+        # nothing has left the window: keys before the first query are in nobody's future,
+        # so only the last n_q columns need the mask
+        np.copyto(S[..., n_k - n_q:], -np.inf, where=future_keys(n_q, n_q))
+        return S
+    k_pos = np.arange(n_k) if positions is None else positions
+    np.copyto(S, -np.inf, where=hidden_keys(k_pos[n_k - n_q:], k_pos, window, n_sinks))
     return S
 
 
@@ -94,7 +118,17 @@ def causal_average(V):
 @contract(_size, n=positive_int, finite=None)
 def causal_mask(n):
     """Additive mask (n, n): 0 where column j <= row i, -inf where j > i (the future)."""
-    return mask_future(np.zeros((n, n)))
+    return mask_future(np.zeros((n, n)))  # sliding_window_mask(n, n): a window as long as the row
+
+
+@contract(_size, n=positive_int, window=positive_int, finite=None)
+def sliding_window_mask(n, window):
+    """Additive mask (n, n) of a causal sliding window: 0 where i - window < j <= i, -inf elsewhere.
+
+    Row i sees the `window` most recent positions, itself included (fewer near the start).
+    window=1 sees only itself; any window >= n is causal_mask(n).
+    """
+    return mask_future(np.zeros((n, n)), window)
 
 
 @contract(_rows_have_something, S=Array(allow="-inf", what="of scores"), finite=None)

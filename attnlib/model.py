@@ -1,4 +1,4 @@
-"""Notebooks 08 and 11-16: TinyLM, a tiny causal transformer in numpy.
+"""Notebooks 08, 11-16 and 18: TinyLM, a tiny causal transformer in numpy.
 
     X = tok_emb[tokens] + pos_emb[:T]          embed: one row per token
     X = block_i(X) for each layer i             attention, then the MLP
@@ -21,8 +21,9 @@ import numpy as np
 
 from ._validate import (as_float_array, as_int_array, boolean, check_size, finite_float, finite_positive_float,
                         float_dtype, non_negative_int, positive_int, public)
+from .attention import windowed
 from .block import ATTENTION_KEYS, BLOCK_KEYS, NORMS, OPS, kv_step
-from .cache import KVCache, top_k_filter, top_p_filter
+from .cache import KVCache, top_k_filter, top_p_filter, window_and_sinks
 from .positions import rotation_tables, sinusoids
 from . import learner_ops
 
@@ -57,6 +58,12 @@ class TinyLM:
                        reading group h // (n_heads // n_kv_heads). Wk and Wv are then
                        (d_model, n_kv_heads * d_head) and the KV cache holds n_kv_heads groups.
                        None: n_heads, plain multi-head attention.
+      window=None      a sliding window (notebook 18): position i sees only i - window < j <= i, in the full
+                       pass (training included) and in generation, whose cache then rolls: it keeps
+                       at most window rows per layer, its bytes flat however long the text. None: every
+                       earlier position. Runs attnlib's own attention (not with ops).
+      n_sinks=0        with a window, the first n_sinks positions stay visible to every later one (attention
+                       sinks) and the window keeps the newest window - n_sinks (0 <= n_sinks < window).
       ops=None         a dict mapping exercise names (attnlib.learner_ops.NAMES: softmax, attention,
                        layer_norm, gelu, transformer_block, next_token_logits, cross_entropy,
                        attention_backward, layer_norm_backward, cache_step, rope, ...) to your own
@@ -70,7 +77,7 @@ class TinyLM:
 
     def __init__(self, vocab_size, d_model, n_heads, n_layers, max_len, seed=0, dtype=np.float64,
                  init_std=0.02, attn_scale=True, causal=True, d_ff=None, norm="pre", mlp=True, ops=None,
-                 positions="learned", n_kv_heads=None):
+                 positions="learned", n_kv_heads=None, window=None, n_sinks=0):
         self.vocab_size = positive_int("vocab_size", vocab_size)
         self.d_model = positive_int("d_model", d_model)
         self.n_heads = positive_int("n_heads", n_heads)
@@ -84,6 +91,10 @@ class TinyLM:
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
                              f"shared by n_heads // n_kv_heads query heads")
+        self.window, self.n_sinks = window_and_sinks(window, n_sinks)
+        if self.window is not None and ops is not None:
+            raise ValueError(f"window={window} runs attnlib's own attention with a sliding window; the exercise "
+                             "functions given as ops see every earlier position: leave window out with ops")
         self.dtype = float_dtype("dtype", dtype)
         self.init_std = finite_positive_float("init_std", init_std)
         if self.init_std > MAX_INIT_STD:
@@ -92,6 +103,8 @@ class TinyLM:
                              "larger values make weights whose products overflow")
         self.attn_scale = boolean("attn_scale", attn_scale)
         self.causal = boolean("causal", causal)
+        if self.window is not None and not self.causal:
+            raise ValueError(f"window={window} is a causal sliding window: it needs causal=True")
         if norm not in NORMS:
             raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
         self.norm = norm
@@ -109,6 +122,8 @@ class TinyLM:
         self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions,
                                                                self.n_kv_heads != self.n_heads)
         self.table = OPS if ops is None else learner_ops.table(self.ops, self.n_kv_heads != self.n_heads)
+        if self.window is not None:  # the same kernel, masked by the window; the cache rolls (new_cache)
+            self.table = {**self.table, "attention": windowed(self.window, self.n_sinks)}
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())
         check_size("vocab_size, d_model, n_layers, max_len or d_ff", (n_values,), self.dtype)
         self.params = self._init_params(seed)
@@ -159,6 +174,8 @@ class TinyLM:
         flags += "" if self.mlp else ", mlp=False"
         flags += "" if self.positions == "learned" else f", positions={self.positions!r}"
         flags += "" if self.n_kv_heads == self.n_heads else f", n_kv_heads={self.n_kv_heads}"
+        flags += "" if self.window is None else f", window={self.window}"
+        flags += "" if not self.n_sinks else f", n_sinks={self.n_sinks}"
         flags += "" if self.ops is None else f", ops={sorted(self.ops)}"
         return (f"TinyLM(vocab_size={self.vocab_size}, d_model={self.d_model}, n_heads={self.n_heads}, "
                 f"n_layers={self.n_layers}, max_len={self.max_len}{flags}) with {self.num_params():,} parameters")
@@ -321,14 +338,16 @@ class TinyLM:
     # generation
 
     def new_cache(self):
-        """An empty KVCache sized for this model."""
-        return KVCache(self.n_layers, self.n_kv_heads, self.d_head, self.max_len, self.dtype)  # one K, V per group
+        """An empty KVCache sized for this model (with a window: a rolling cache of at most window rows)."""
+        return KVCache(self.n_layers, self.n_kv_heads, self.d_head, self.max_len, self.dtype,  # one K, V per group
+                       self.window, self.n_sinks)
 
     def step(self, tokens, cache):
         """Run new tokens (m,) through the model against the cache; return their logits (m, vocab).
 
         Each layer computes Q, K, V for the m new rows only, appends K and V to the
-        cache, and lets the new queries attend to every cached position. With RoPE the
+        cache, and lets the new queries attend to every cached position (with a window: the ones
+        they may see, and the cache then drops the rest). With RoPE the
         new rows' q and k are rotated by their own positions first: the cache keeps rotated keys.
         """
         if not self.causal:
@@ -351,7 +370,11 @@ class TinyLM:
         """Raise unless `cache` is a KVCache sized for this model and holds nothing from another model."""
         if not isinstance(cache, KVCache):
             raise ValueError(f"cache must be a KVCache from model.new_cache(), got {type(cache).__name__}")
-        shape = (self.n_layers, self.n_kv_heads, self.max_len, self.d_head)
+        rows = self.max_len if self.window is None else min(self.window, self.max_len)
+        shape = (self.n_layers, self.n_kv_heads, rows, self.d_head)
+        if (cache.window, cache.n_sinks) != (self.window, self.n_sinks):
+            raise ValueError(f"cache was made for window={cache.window}, n_sinks={cache.n_sinks}, this model has "
+                             f"window={self.window}, n_sinks={self.n_sinks}; use model.new_cache()")
         if cache.K.shape != shape or cache.V.shape != shape:
             raise ValueError(f"cache was made for another model size: K {cache.K.shape}, this model needs {shape}; "
                              "use model.new_cache()")

@@ -50,6 +50,7 @@ def cases(n):
         ("kv-cache", "table", widgets.kv_cache_explorer(sentence), "step", (n, n - 1)),
         ("rope", "table", widgets.rope_explorer(sentence), "shift", (7, 70)),
         ("gqa", "table", widgets.gqa_explorer(n_heads=4 * n, n_kv_heads=n), "kv", (n // 2, n)),
+        ("window", "table", widgets.window_explorer(sentence, window=max(n // 2, 1), n_sinks=1), "step", (n, n // 2)),
     ]
 
 

@@ -95,14 +95,16 @@ def plain_rotate(M, theta=10000.0):
     return out
 
 
-def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True, positions="learned", n_kv_heads=None):
+def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True, positions="learned", n_kv_heads=None,
+                  window=None, n_sinks=0):
     """A TinyLM forward pass on one sequence, written out in plain numpy from the block's equations (no attnlib):
     an independent reading of a trained model. Returns logits (n, vocab) and maps (n_layers, n_heads, n, n).
     scale=False leaves out 1/sqrt(d_head); mlp=False is an attention-only block (no second norm, no MLP).
     positions: "learned" adds p["pos_emb"][t] to row t, "sinusoid" adds sin/cos(t / 10000^(2i/d_model)) (even,
     odd columns), "rope" adds nothing and rotates each head's q and k rows (plain_rotate). n_kv_heads: Wk and Wv
     hold that many groups of d_head columns, query head h reading group h // (n_heads // n_kv_heads) (None: one
-    group per head)."""
+    group per head). window: row i also loses every column j with i - j >= window - n_sinks and j >= n_sinks (a
+    sliding window with n_sinks sinks)."""
     norm = plain_norm
 
     def gelu(X):
@@ -131,6 +133,11 @@ def plain_forward(p, ids, n_layers, n_heads, causal=True, scale=True, mlp=True, 
             S = turn(H @ b["Wq"][:, cols]) @ turn(H @ b["Wk"][:, kv]).T / (np.sqrt(d) if scale else 1.0)  # (n, n)
             if causal:
                 S[np.triu_indices(n, k=1)] = -np.inf
+            if window is not None:
+                for r in range(n):
+                    for c in range(n):
+                        if r - c >= window - n_sinks and c >= n_sinks:
+                            S[r, c] = -np.inf
             layer.append(softmax_rows(S))
             outs.append(layer[-1] @ (H @ b["Wv"][:, kv]))  # (n, d_head)
         X = X + np.concatenate(outs, axis=1) @ b["Wo"]

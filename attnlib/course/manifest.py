@@ -81,7 +81,7 @@ LESSONS = (
            ("gqa_explorer",), ("grouped_query_attention", "grouped_cache_step")),
     Lesson("18_sliding_window", "A bounded cache: sliding windows",
            "each token sees the last $w$ positions, and the first few kept as sinks: the cache stops growing",
-           (), ("sliding_window_mask", "rolling_cache_step")),
+           ("window_explorer",), ("sliding_window_mask", "rolling_cache_step")),
     Lesson("19_your_own_model", "Your own model",
            "your functions inside TinyLM: it trains on the running example and generates with your cache",
            ("ops_explorer",), ("capstone",)),

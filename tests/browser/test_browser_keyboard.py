@@ -26,6 +26,7 @@ EXPLORERS = {
     "induction": "widgets.induction_explorer(at.TinyLM(64, 8, 2, 2, 24, mlp=False), at.data.RepeatTask().tokenizer)",
     "rope": "widgets.rope_explorer()",
     "gqa": "widgets.gqa_explorer()",
+    "window": "widgets.window_explorer()",
     "ops": "widgets.ops_explorer(steps=10)",
 }
 SENTENCE = "a dog sat on the rug"  # a new first word: even step 1 of the KV cache changes

@@ -307,6 +307,22 @@ def gqa_explorer(page, explorer):
     return f"K/V groups 8 -> 4 by one ArrowLeft: heads regrouped by h // 8, cache {bytes0[1]:,} -> {bytes1[1]:,} bytes"
 
 
+def window_explorer(page, explorer):
+    """Narrow the window by keyboard (its slider, ArrowLeft once): A gives one more position zero weight in every
+    full row, and the K cache beside it keeps one row fewer, the oldest one dropped."""
+    before = tables(explorer)
+    kept0 = table_named(before, "K")["labels"]
+    slide(explorer, presses=1, key="ArrowLeft")
+    after = settle(page, explorer, before)
+    kept1 = table_named(after, "K")["labels"]
+    assert len(kept1) == len(kept0) - 1 and kept1 == kept0[1:], \
+        f"the cache should drop its oldest row: {kept0} -> {kept1}"
+    hidden0, hidden1 = (sum(v == 0.0 for row in numbers(table_named(t, "A")["values"]) for v in row)
+                        for t in (before, after))
+    assert hidden1 > hidden0, f"the window should give more of A zero weight: {hidden0} -> {hidden1} cells"
+    return f"window -1 by keyboard: the cache went from {len(kept0)} rows ({kept0[0]}..) to {len(kept1)} ({kept1[0]}..)"
+
+
 def ops_explorer(page, explorer):
     """Pick a generation-only broken piece from the dropdown: the explorer retrains, and its note now says the
     two loss curves are identical (it opened on a backward piece, which parts at step 1)."""
@@ -336,6 +352,7 @@ EXPLORERS = {
     "induction": induction_explorer,
     "rope": rope_explorer,
     "gqa": gqa_explorer,
+    "window": window_explorer,
     "ops": ops_explorer,
 }
 

@@ -170,3 +170,27 @@ def test_attention_on_rope_rotated_q_and_k_and_its_gradients_match_torch(torch):
     np.testing.assert_allclose(Y, y.detach().numpy(), rtol=1e-11, atol=1e-12)
     for ours, theirs, name in zip([dX, *dW], [x, wq, wk, wv, wo], ["X", "Wq", "Wk", "Wv", "Wo"]):
         np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-10, atol=1e-11, err_msg=name)
+
+
+@pytest.mark.parametrize("window, n_sinks", [(1, 0), (3, 0), (4, 2), (9, 0)])
+def test_windowed_attention_and_its_gradients_match_sdpa_with_a_band_mask_built_in_torch(torch, window, n_sinks):
+    """TinyLM's windowed kernel (attnlib.attention.windowed) against torch's scaled_dot_product_attention with a
+    boolean band mask made from torch index arithmetic (True = may attend), and autograd for the backward."""
+    from attnlib.attention import windowed
+    r = rng(7 + window)
+    B, H, T, d = 2, 3, 9, 4
+    Q, K, V, dO = (r.normal(size=(B, H, T, d)) for _ in range(4))
+    op = windowed(window, n_sinks)
+    O, cache = op.forward(Q, K, V, True, True)
+    dQ, dK, dV = op.backward(dO, cache)
+
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    band = (j <= i) & ((i - j < window - n_sinks) | (j < n_sinks))  # (T, T)
+    q, k, v = (t64(torch, M).requires_grad_() for M in (Q, K, V))
+    o = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=band)
+    (o * t64(torch, dO)).sum().backward()
+    np.testing.assert_allclose(O, o.detach().numpy(), rtol=1e-12, atol=1e-13)
+    for ours, theirs, name in ((dQ, q, "Q"), (dK, k, "K"), (dV, v, "V")):
+        np.testing.assert_allclose(ours, theirs.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+    np.testing.assert_array_equal(at.sliding_window_mask(T, window) == 0,
+                                  ((j <= i) & (i - j < window)).numpy())  # the public mask, without sinks

@@ -427,6 +427,11 @@ def ref_mask(n):
     return np.array([[0.0 if j <= i else -np.inf for j in range(n)] for i in range(n)])
 
 
+def ref_window_mask(n, window):
+    n, window = need_int(n), need_int(window, high=None)
+    return np.array([[0.0 if i - window < j <= i else -np.inf for j in range(n)] for i in range(n)])
+
+
 def ref_causal_average(V):
     V = F(V)
     need_rank(V, 2), need_finite(V)
@@ -460,6 +465,8 @@ def ref_softmax_backward(A, dA):
 def test_mixing(seed, n, d):
     sweep("uniform_causal_weights", attnlib.uniform_causal_weights, {"n": n}, ref_uniform, {"n": "int"})
     sweep("causal_mask", attnlib.causal_mask, {"n": n}, ref_mask, {"n": "int"})
+    sweep("sliding_window_mask", attnlib.sliding_window_mask, {"n": n, "window": max(1, d // 2)}, ref_window_mask,
+          {"n": "int", "window": "int"})
     sweep("causal_average", attnlib.causal_average, {"V": normal(seed, n, d)}, ref_causal_average, {"V": "array"})
     S = normal(seed, n, d + 1)
     S[0, 1:] = -np.inf  # the mask is part of a valid input
@@ -819,6 +826,8 @@ def test_huge_sizes_are_refused_before_allocating():
     for fn in (attnlib.uniform_causal_weights, attnlib.causal_mask):
         outcome(f"{fn.__name__}(10**6)", fn, {"n": 10**6}, lambda n: (_ for _ in ()).throw(MustRaise("too big")),
                 ["n"])
+    outcome("sliding_window_mask(10**6)", attnlib.sliding_window_mask, {"n": 10**6, "window": 4},
+            lambda **k: (_ for _ in ()).throw(MustRaise("too big")), ["n"])
     outcome("KVCache(huge)", KVCache, {"n_layers": 10**4, "n_heads": 10**4, "d_head": 64, "max_len": 10**4},
             lambda **k: (_ for _ in ()).throw(MustRaise("too big")), ["n_layers"])
     outcome("TinyLM(huge vocab)", TinyLM, {"vocab_size": 10**9, "d_model": 64, "n_heads": 1, "n_layers": 1,
@@ -898,6 +907,16 @@ def test_tinylm_constructor():
                 lambda **kw: None if kw["positions"] in ("learned", "sinusoid", "rope") else
                 (_ for _ in ()).throw(MustRaise("positions is one of three names")), ["positions"],
                 valid=value in ("learned", "sinusoid", "rope"))
+    for wlabel, window, n_sinks in (("4", 4, 0), ("4, 3 sinks", 4, 3), ("np.int64", np.int64(2), 1), ("0", 0, 0),
+                                    ("-1", -1, 0), ("1.5", 1.5, 0), ("'4'", "4", 0), ("True", True, 0),
+                                    ("4, 4 sinks", 4, 4), ("None, 2 sinks", None, 2), ("4, -1 sinks", 4, -1),
+                                    ("4, 1.0 sinks", 4, 1.0)):
+        valid = (window is None or (isinstance(window, (int, np.integer)) and not isinstance(window, bool)
+                                    and window >= 1)) and isinstance(n_sinks, int) and 0 <= n_sinks < (window or 1)
+        outcome(f"TinyLM(window={wlabel})", TinyLM, dict(base, window=window, n_sinks=n_sinks),
+                lambda **kw: None, ["window", "n_sinks"], valid=valid)
+    outcome("TinyLM(window=4, causal=False)", TinyLM, dict(base, window=4, causal=False),
+            lambda **kw: (_ for _ in ()).throw(MustRaise("a window is causal")), ["window"])
     outcome("TinyLM(positions='rope', odd d_head)", TinyLM, dict(base, d_model=6, n_heads=2, positions="rope"),
             lambda **kw: (_ for _ in ()).throw(MustRaise("odd d_head cannot be paired")), ["d_head"])
     model = outcome("TinyLM(init_std=np.float32)", TinyLM, dict(base, init_std=np.float32(0.02)), ref_build,

@@ -52,6 +52,7 @@ ALL = {
     "induction": lambda: widgets.induction_explorer(*untrained_induction_model()),
     "rope": lambda: widgets.rope_explorer(),
     "gqa": lambda: widgets.gqa_explorer(),
+    "window": lambda: widgets.window_explorer(),
     "ops": lambda: widgets.ops_explorer(steps=10),
 }
 
@@ -407,6 +408,7 @@ def test_positions_explorer_uses_the_p_it_is_given_and_reports_bad_input():
     (lambda: widgets.rope_explorer(theta=0.0), "theta must be > 0"),
     (lambda: widgets.gqa_explorer(8, 3), "n_kv_heads=3 must divide n_heads=8"),
     (lambda: widgets.gqa_explorer(0, 1), "n_heads must be >= 1"),
+    (lambda: widgets.window_explorer("..."), "no words"),
 ])
 def test_explorers_reject_bad_input(build, words):
     with pytest.raises(ValueError) as err:
@@ -727,3 +729,58 @@ def test_gqa_explorer_k_v_slider_lands_only_on_divisors_moving_the_way_it_was_pu
     ex.controls["kv"].value = 2
     ex.controls["heads"].value = 3
     assert ex.state["n_kv_heads"] == 1
+
+
+# ----------------------------------------------------------------------------
+# window (notebook 18): a sliding window over A, and the rows a rolling cache keeps
+
+def kept_by_loop(t, window, n_sinks):
+    """Positions 0 .. t-1 appended one at a time, cut back to the first n_sinks and the newest window - n_sinks."""
+    rows = []
+    for p in range(t):
+        rows.append(p)
+        if len(rows) > window:
+            rows = rows[:n_sinks] + rows[len(rows) - (window - n_sinks):]
+    return rows
+
+
+@pytest.mark.parametrize("window, n_sinks", [(1, 0), (4, 0), (4, 2), (6, 1), (13, 0)])
+def test_window_explorer_masks_a_with_the_window_and_keeps_the_rows_a_loop_keeps(window, n_sinks):
+    sentence = "the cat sat on the mat and the dog slept on the rug"
+    ex = widgets.window_explorer(sentence, window=window, n_sinks=n_sinks)
+    e = essay_example(sentence)
+    Q, K = e["X"] @ e["Wq"], e["X"] @ e["Wk"]
+    n = len(e["tokens"])
+    S = np.array([[Q[i] @ K[j] / np.sqrt(6) if j <= i and (i - j < window - n_sinks or j < n_sinks) else -np.inf
+                   for j in range(n)] for i in range(n)])
+    np.testing.assert_allclose(ex.state["A"], softmax_rows(S), atol=1e-12)
+    for t in (1, 3, 7, n):
+        ex.controls["step"].value = t
+        assert ex.state["kept"] == kept_by_loop(t, window, n_sinks)
+        assert ex.state["cache_rows"] == min(t, window) and ex.state["cache_bytes"] == min(t, window) * 2 * 6 * 8
+        assert ex.state["growing_bytes"] == t * 96
+        (table,) = [x for x in Cells(ex.views["cache"].value).tables if x["name"] == "K"]
+        assert table["row_labels"] == [f"{e['tokens'][j]} @{j}" for j in ex.state["kept"]]
+        (a,) = [x for x in Cells(ex.views["weights"].value).tables if x["name"] == "A"]
+        ringed = [i for i, c in enumerate(a["td"]) if "ra-hl" in c["classes"]]
+        assert ringed == [(t - 1) * n + j for j in ex.state["kept"]]  # the row of step t, the kept columns
+        assert f"{ex.state['cache_bytes']} bytes" in ex.views["note"].value
+
+
+def test_window_explorer_sliders_clip_the_sinks_and_follow_the_sentence():
+    ex = widgets.window_explorer()
+    assert ex.state["t"] == 1 and ex.state["kept"] == [0]  # generation starts at its first token
+    ex.controls["step"].value = 13
+    ex.controls["window"].value = 5
+    ex.controls["sinks"].value = 4
+    assert ex.state["n_sinks"] == 4 and ex.state["kept"] == [0, 1, 2, 3, 12]
+    assert "Positions 0 to 3" in ex.views["note"].value and "8 positions fell out" in ex.views["note"].value
+    ex.controls["window"].value = 2
+    assert ex.controls["sinks"].value == 1 and ex.state["kept"] == [0, 12]
+    ex.controls["sentence"].value = "a b c"
+    assert ex.state["n"] == 3 and ex.controls["step"].max == 3 and ex.controls["window"].max == 3
+    assert ex.state["t"] == 3 and ex.state["kept"] == [0, 2]
+    ex.controls["window"].value = 3
+    assert ex.state["kept"] == [0, 1, 2] and "Nothing has left the window yet" in ex.views["note"].value
+    ex.controls["sentence"].value = "?!"
+    assert "no words" in ex.error and ex.state["n"] == 3

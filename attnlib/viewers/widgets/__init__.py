@@ -33,6 +33,8 @@ panels (class `ra-snapshot`), which renderers without a kernel show instead.
     induction     induction_explorer(model, tokenizer)     induction_state
     rope          rope_explorer(sentence, shift, theta)    rope_state
     gqa           gqa_explorer(n_heads, n_kv_heads, ...)   gqa_state
+    window        window_explorer(sentence, window,        window_state
+                    n_sinks)
     ops           ops_explorer(broken, steps, seed)        ops_state (BROKEN: the catalogue)
 
 `random_stack_maps(sentence, n_layers, n_heads, seed)` builds an A_stack from
@@ -43,7 +45,7 @@ HTML controls (controls: FloatSlider, IntSlider, LogSlider, Play, drawn by anywi
 aria-valuetext say the value; JupyterLab's notebook shortcuts leave its keys to its controls.
 
 Modules, in course order: explorer (the container), controls (sliders, play), rows (projection, batch,
-mixing), scores (similarity, softmax), attention, positions, heads, kv_cache, induction, rope, gqa, ops.
+mixing), scores (similarity, softmax), attention, positions, heads, kv_cache, induction, rope, gqa, window, ops.
 """
 from .controls import FloatSlider, IntSlider, KeyboardScope, LogSlider, Play
 from .explorer import Explorer, snapshot_html
@@ -59,6 +61,7 @@ from .positions import positions_explorer, positions_state
 from .induction import induction_explorer, induction_state, render_induction
 from .rope import render_rope, rope_explorer, rope_state
 from .gqa import gqa_explorer, gqa_state, render_gqa
+from .window import render_window, window_explorer, window_state
 from .ops import BROKEN, ops_explorer, ops_state, render_ops
 
 __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer", "similarity_explorer",
@@ -70,5 +73,6 @@ __all__ = ["Explorer", "projection_explorer", "batch_explorer", "mixing_explorer
            "render_softmax", "render_attention", "render_heads_layers", "render_kv_cache",
            "induction_explorer", "induction_state", "render_induction", "rope_explorer", "rope_state", "render_rope",
            "gqa_explorer", "gqa_state", "render_gqa",
+           "window_explorer", "window_state", "render_window",
            "ops_explorer", "ops_state", "render_ops", "BROKEN",
            "FloatSlider", "IntSlider", "LogSlider", "Play", "KeyboardScope"]
