@@ -13,7 +13,11 @@ cache_step is called one new row at a time, and the learner's next-token pick
 head's q and k, one sequence and head at a time; its backward is attnlib's (the
 rotation by minus the angle). In a model with n_kv_heads < n_heads the learner's
 grouped_query_attention supplies each layer's value and their grouped_cache_step keeps
-one cache row per group (their cache_step, given alone, reads each head's group).
+one cache row per group (their cache_step, given alone, reads each head's group). In a
+model with a window the learner's rolling_cache_step keeps each head's bounded cache (a
+model without one never calls it);
+there attention itself is attnlib's windowed kernel, so the ops that compute attention
+over every earlier position are refused.
 """
 import math
 
@@ -29,12 +33,14 @@ from .positions import rotation
 # The names TinyLM(ops=...) accepts, in course order.
 NAMES = ("softmax", "attention", "embed", "multi_head_attention", "layer_norm", "gelu", "transformer_block",
          "next_token_logits", "cross_entropy", "softmax_backward", "attention_backward", "layer_norm_backward",
-         "cache_step", "sample_next", "rope", "grouped_query_attention", "grouped_cache_step")
+         "cache_step", "sample_next", "rope", "grouped_query_attention", "grouped_cache_step", "rolling_cache_step")
 ONE_KV_PER_HEAD = ("multi_head_attention", "transformer_block")  # ops that cannot run a grouped model
 UNROTATED = ("multi_head_attention", "transformer_block", "grouped_query_attention")  # q and k computed, never turned
+WINDOWLESS = ("softmax", "attention", "softmax_backward", "attention_backward", "multi_head_attention",
+              "transformer_block", "grouped_query_attention", "cache_step", "grouped_cache_step")  # see every key
 
 
-def check(ops, attn_scale=True, mlp=True, positions="learned", grouped=False):
+def check(ops, attn_scale=True, mlp=True, positions="learned", grouped=False, window=None):
     """The ops dict as given, after checking its names and values (ValueError otherwise)."""
     if not isinstance(ops, dict):
         raise ValueError(f"ops must be a dict mapping op names to functions, got {type(ops).__name__}")
@@ -50,6 +56,9 @@ def check(ops, attn_scale=True, mlp=True, positions="learned", grouped=False):
     if positions == "rope" and set(UNROTATED) & set(ops):
         raise ValueError(f"ops {', '.join(n for n in UNROTATED if n in ops)} compute q and k without rotating them; "
                          "they cannot run a model with positions='rope'")
+    if window is not None and set(WINDOWLESS) & set(ops):
+        raise ValueError(f"ops {', '.join(n for n in WINDOWLESS if n in ops)} attend to every earlier position; "
+                         f"they cannot run a model with window={window} (rolling_cache_step can)")
     if grouped and set(ONE_KV_PER_HEAD) & set(ops):
         raise ValueError(f"ops {', '.join(n for n in ONE_KV_PER_HEAD if n in ops)} take one key and value per head; "
                          "they cannot run a model with n_kv_heads < n_heads (grouped_query_attention can)")
@@ -213,19 +222,23 @@ def block_op(transformer_block):
     return Op(forward, BLOCK.backward)
 
 
-def cache_step_op(cache_step):
-    """The model's cache step from the learner's cache_step(q, k, v, K_cache, V_cache) -> (o, K_new, V_new):
-    one head and one new row at a time, keeping the caches the learner's function returns. Query head h reads
-    group h // (n_heads // n_kv_heads) of a grouped model, in a cache of its own."""
+def cache_step_op(cache_step, rolling=False):
+    """The model's cache step from the learner's cache_step(q, k, v, K_cache, V_cache) -> (o, K_new, V_new)
+    (rolling: their rolling_cache_step, given the cache's window and n_sinks too): one head and one new row at a
+    time, keeping the caches the learner's function returns. Query head h reads group h // (n_heads // n_kv_heads)
+    of a grouped model, in a cache of its own."""
+    name = "rolling_cache_step" if rolling else "cache_step"
+
     def step(Q, K, V, scale, cache, layer):
         kept = cache.__dict__.setdefault("learner_rows", {})  # (layer, head) -> (K_cache, V_cache)
+        bound = (cache.window, cache.n_sinks) if rolling else ()
         O = np.empty(Q.shape[:-1] + V.shape[-1:])  # (n_heads, m, d_v)
         per_group = Q.shape[0] // K.shape[0]
         for h in range(Q.shape[0]):
             K_h, V_h = kept.get((layer, h), (np.zeros((0, K.shape[-1])), np.zeros((0, V.shape[-1]))))
             for r in range(Q.shape[1]):
-                o, K_h, V_h = cache_step(Q[h, r], K[h // per_group, r], V[h // per_group, r], K_h, V_h)
-                O[h, r] = _array(o, V.shape[-1:], "cache_step")
+                o, K_h, V_h = cache_step(Q[h, r], K[h // per_group, r], V[h // per_group, r], K_h, V_h, *bound)
+                O[h, r] = _array(o, V.shape[-1:], name)
             kept[(layer, h)] = K_h, V_h
         return O
     return step
@@ -257,10 +270,11 @@ def rope_op(rope):
     return rotary
 
 
-def table(ops, grouped=False):
+def table(ops, grouped=False, window=False):
     """TinyLM's table (attnlib.block.OPS) with the learner's functions in place of attnlib's. grouped: the model's
     heads share K/V groups, so the learner's grouped attention and grouped cache step go first where both kinds
-    are given (the per-head ones otherwise)."""
+    are given (the per-head ones otherwise). window: the model has a sliding window, whose cache only the
+    learner's rolling_cache_step keeps."""
     t = dict(OPS)
     if {"softmax", "attention", "softmax_backward", "attention_backward"} & set(ops):
         t["attention"] = attention_op(ops)
@@ -269,12 +283,13 @@ def table(ops, grouped=False):
     adapters = {"gelu": ("gelu", gelu_op), "embed": ("embed", embed_op), "next_token_logits": ("logits", logits_op),
                 "cross_entropy": ("cross_entropy", cross_entropy_op), "cache_step": ("cache_step", cache_step_op),
                 "grouped_cache_step": ("cache_step", grouped_cache_step_op),
+                "rolling_cache_step": ("cache_step", lambda f: cache_step_op(f, rolling=True)),
                 "multi_head_attention": ("multi_head_attention", mha_op),
                 "grouped_query_attention": ("multi_head_attention", lambda f: mha_op(f, grouped=True)),
                 "transformer_block": ("transformer_block", block_op), "rope": ("rotary", rope_op)}
     preferred = ("grouped_query_attention", "grouped_cache_step") if grouped else ("multi_head_attention", "cache_step")
     for name, (slot, adapt) in sorted(adapters.items(), key=lambda item: item[0] in preferred):  # preferred last
-        if name in ops:
+        if name in ops and (name != "rolling_cache_step" or window):  # a model without a window never rolls
             t[slot] = adapt(ops[name])
     if "sample_next" in ops:
         t["sample_next"] = ops["sample_next"]

@@ -92,9 +92,6 @@ class TinyLM:
             raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}: each K/V group is "
                              f"shared by n_heads // n_kv_heads query heads")
         self.window, self.n_sinks = window_and_sinks(window, n_sinks)
-        if self.window is not None and ops is not None:
-            raise ValueError(f"window={window} runs attnlib's own attention with a sliding window; the exercise "
-                             "functions given as ops see every earlier position: leave window out with ops")
         self.dtype = float_dtype("dtype", dtype)
         self.init_std = finite_positive_float("init_std", init_std)
         if self.init_std > MAX_INIT_STD:
@@ -120,8 +117,9 @@ class TinyLM:
                              f"must be even, got d_model={d_model}, n_heads={n_heads}")
         seed = non_negative_int("seed", seed)
         self.ops = None if ops is None else learner_ops.check(ops, self.attn_scale, self.mlp, positions,
-                                                               self.n_kv_heads != self.n_heads)
-        self.table = OPS if ops is None else learner_ops.table(self.ops, self.n_kv_heads != self.n_heads)
+                                                               self.n_kv_heads != self.n_heads, self.window)
+        self.table = OPS if ops is None else learner_ops.table(self.ops, self.n_kv_heads != self.n_heads,
+                                                             self.window is not None)
         if self.window is not None:  # the same kernel, masked by the window; the cache rolls (new_cache)
             self.table = {**self.table, "attention": windowed(self.window, self.n_sinks)}
         n_values = sum(math.prod(shape) for shape in self.param_shapes().values())

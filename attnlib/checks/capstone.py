@@ -24,7 +24,10 @@ grouped_query_attention, which compute q and k without rotating them). With a
 grouped_query_attention or grouped_cache_step, it is done again with n_kv_heads=1 (both
 heads share one K/V group): the learner's grouped attention supplies each layer and their
 grouped cache step generates (not their multi_head_attention or transformer_block, which
-take a key per head). The first of the models whose runs part is reported.
+take a key per head). With a rolling_cache_step, it is done again with window=4 and n_sinks=1:
+attnlib's windowed attention trains the model and the learner's rolling cache generates
+(with the ops that model can run: not those that attend to every earlier position). The
+first of the models whose runs part is reported.
 
 The report names the op that alone parts the runs, if one does, then every op that
 fails its own check (with that check's diagnosis), then the rest of what training
@@ -43,7 +46,7 @@ import numpy as np
 from ..course import lesson
 from ..data import SentenceTask
 from ..model import TinyLM
-from ..learner_ops import NAMES, ONE_KV_PER_HEAD, UNROTATED, check as check_ops
+from ..learner_ops import NAMES, ONE_KV_PER_HEAD, UNROTATED, WINDOWLESS, check as check_ops
 from ..train import train
 from .diagnoses import explain
 from .report import Report
@@ -53,10 +56,11 @@ NAME = "capstone"
 GENERATION_ONLY = ("cache_step", "sample_next")  # the ops training never calls
 MODEL = dict(d_model=16, n_heads=2, n_layers=2, max_len=8, seed=0)
 # The models the ops are run in: TinyLM's options beyond MODEL, and the ops each one cannot run.
-VARIANTS = {"learned": {}, "rope": {"positions": "rope"}, "grouped": {"n_kv_heads": 1}}
-REFUSED = {"learned": ("rope", "grouped_query_attention", "grouped_cache_step"),
-           "rope": UNROTATED + ("grouped_query_attention", "grouped_cache_step"),
-           "grouped": ONE_KV_PER_HEAD + ("rope",)}
+VARIANTS = {"learned": {}, "rope": {"positions": "rope"}, "grouped": {"n_kv_heads": 1},
+            "window": {"window": 4, "n_sinks": 1}}
+NEW_KINDS = ("rope", "grouped_query_attention", "grouped_cache_step", "rolling_cache_step")
+REFUSED = {"learned": NEW_KINDS, "rope": UNROTATED + NEW_KINDS[1:],
+           "grouped": ONE_KV_PER_HEAD + ("rope",) + NEW_KINDS[3:], "window": WINDOWLESS + NEW_KINDS[:3]}
 SEQ_LEN = 7  # words per training row: fewer than max_len, so an embed that takes the wrong position rows parts at once
 STEPS, BATCH, LR, WARMUP = 30, 8, 1e-2, 5
 PROMPT, N_NEW = "the cat", 6
@@ -203,7 +207,8 @@ def models(ops):
     """[(variant, the names of the ops that model runs)]: the model with learned positions, on every op it can run;
     with a rope given, then the model with positions="rope"; with a grouped op given, then the grouped model. A
     model with no op of its own kind, or with no op at all, is left out."""
-    own = {"learned": (), "rope": ("rope",), "grouped": ("grouped_query_attention", "grouped_cache_step")}
+    own = {"learned": (), "rope": ("rope",), "grouped": ("grouped_query_attention", "grouped_cache_step"),
+           "window": ("rolling_cache_step",)}
     found = [(variant, [n for n in ops if n not in REFUSED[variant]]) for variant in VARIANTS
              if variant == "learned" or set(own[variant]) & set(ops)]
     return [(variant, names) for variant, names in found if names]
@@ -329,11 +334,15 @@ def grade(ops, time_limit=None):
         setup += ", the model turning q and k with your rope"
     if variant == "grouped":
         setup += ", its two heads sharing one K/V group, with your grouped ops"
+    if variant == "window":
+        setup += ", its attention windowed (attnlib's) and its cache rolled by your rolling_cache_step"
     if refused:
-        cannot = "take a key and value per head" if variant == "grouped" else "compute q and k without turning them"
+        cannot = {"grouped": "take a key and value per head", "rope": "compute q and k without turning them",
+                  "window": "attend to every earlier position"}[variant]
         setup += f" (attnlib's {_and(refused)} in place of yours, which {cannot})"
     again = {"rope": "with positions='rope', your rope turning every head's q and k",
-             "grouped": "with n_kv_heads=1, your grouped attention and cache step running the shared K/V group"}
+             "grouped": "with n_kv_heads=1, your grouped attention and cache step running the shared K/V group",
+             "window": "with window=4 and n_sinks=1, your rolling cache keeping the sink and the newest rows"}
     later = [again[v] for v, _ in models(ops)[1:]]
     rotated = "".join(f" Then the same again {text}: the same losses and tokens as attnlib's." for text in later)
     if not found and not name:

@@ -12,12 +12,6 @@ from .spec import Exercise, Probe
 
 # sliding_window_mask(n, window) ------------------------------------------------------------------------------------
 
-def sliding_window_mask(n, window):
-    """Reference: 0 where i - window < j <= i, -inf elsewhere, (n, n)."""
-    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    return np.where((j <= i) & (j > i - window), 0.0, -np.inf)
-
-
 def window_steps(n, window, *, c):
     """The causal mask (lesson 06's steps) cut to the `window` most recent positions, the query's own included."""
     causal = keep_steps(n, n, c)  # (n, n): j <= i
@@ -150,7 +144,7 @@ DIAGNOSES = {
 EXERCISES = [
     Exercise(
         name="sliding_window_mask",
-        reference=sliding_window_mask,
+        reference=at.sliding_window_mask,
         probes=WINDOW_PROBES,
         pipeline=window_steps,
         verified="0 for the window most recent positions, itself included, -inf elsewhere, for windows of 1, 2 and "

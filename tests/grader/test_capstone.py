@@ -436,7 +436,7 @@ def test_a_rope_is_optional_and_used_only_by_a_model_asked_for_rope():
     assert capstone.models(without) == [("learned", list(without))]  # graded as before rope came in
     assert capstone.models({"rope": learner.rope}) == [("rope", ["rope"])]
     assert [(p, "rope" in names, "transformer_block" in names) for p, names in capstone.models(learner.ALL)] == \
-        [("learned", False, True), ("rope", True, False), ("grouped", False, False)]
+        [("learned", False, True), ("rope", True, False), ("grouped", False, False), ("window", False, False)]
     ref, mine = pair({"rope": learner.rope_halves})  # learned positions: the rope is never called
     np.testing.assert_array_equal(mine.forward(batch()[0]), ref.forward(batch()[0]))
 
@@ -449,6 +449,7 @@ def test_a_right_rope_passes_the_capstone(ops):
     assert ("with positions='rope'" if len(ops) == 1 else "Then the same again with positions='rope'") in \
         report.summary
     assert ("with n_kv_heads=1" in report.summary) == ("grouped_query_attention" in ops)
+    assert ("with window=4 and n_sinks=1" in report.summary) == ("rolling_cache_step" in ops)
 
 
 @pytest.mark.parametrize("expected, wrong", [("rope-halves", learner.rope_halves),
@@ -493,3 +494,32 @@ def test_a_right_grouped_pair_passes_and_a_wrong_routing_is_named():
     assert "with n_kv_heads=1" in report.summary
     diagnosis, name, own, problems = failed(learner._with(grouped_cache_step=learner.grouped_routed_by_modulo))
     assert (diagnosis, name, own) == ("gqa-routed-by-modulo", None, ["grouped_cache_step"]), problems
+
+
+# ---------------------------------------------------------------------------
+# the learner's rolling cache: a windowed model generates through it
+
+def test_the_learners_rolling_cache_generates_the_windowed_model_exactly():
+    ops = {k: f for k, f in learner.ALL.items() if k not in capstone.REFUSED["window"]}
+    assert "rolling_cache_step" in ops and "softmax" not in ops
+    ref, mine = pair(ops, window=3, n_sinks=1)
+    same_training(ref, mine, *batch(2))
+    tokens = batch(2)[0][0]  # 6 tokens, one at a time through a window of 3
+
+    def cached(model):
+        cache = model.new_cache()
+        return np.concatenate([model.step(tokens[t:t + 1], cache) for t in range(len(tokens))])
+    np.testing.assert_allclose(cached(mine), ref.forward(tokens), rtol=1e-10, atol=1e-12)
+    _, wrong = pair({"rolling_cache_step": learner.rolling_evicts_newest}, window=3, n_sinks=1)
+    wrong.params = ref.params
+    assert not np.allclose(cached(wrong), ref.forward(tokens), rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="cannot run a model with window=3"):
+        pair(learner.ALL, window=3)
+
+
+def test_a_right_rolling_cache_passes_and_a_wrong_one_is_named():
+    report = check("capstone", {"rolling_cache_step": learner.rolling_cache_step})
+    assert report.passed, report.problems
+    assert "with window=4, n_sinks=1" in report.summary
+    diagnosis, name, own, problems = failed({"rolling_cache_step": learner.rolling_evicts_newest})
+    assert (diagnosis, name, own) == ("cache-evicts-newest", "rolling_cache_step", ["rolling_cache_step"]), problems

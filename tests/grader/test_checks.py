@@ -250,8 +250,8 @@ def test_api_exercises_are_checkable_against_attnlib_itself():
     assert course_names - set(at.__all__) == {
         "values", "embed", "most_attended", "cross_attention", "cache_step", "compose", "matmul_cost", "one_hot",
         "learned_scores", "score_scale", "future_leak", "sinusoidal_positions", "split_heads", "attention_entropy",
-        "padding_mask", "generate", "max_cached_tokens", "rope_attention", "grouped_cache_step", "sliding_window_mask",
-        "rolling_cache_step", "capstone"}
+        "padding_mask", "generate", "max_cached_tokens", "rope_attention", "grouped_cache_step", "rolling_cache_step",
+        "capstone"}
 
 
 def test_every_check_has_three_different_hints():

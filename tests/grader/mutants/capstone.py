@@ -129,12 +129,30 @@ def grouped_routed_by_modulo(q, k, v, K_cache, V_cache):
     return o, K_new, V_new
 
 
+def rolling_cache_step(q, k, v, K_cache, V_cache, window, n_sinks=0):
+    K, V = np.vstack([K_cache, k]), np.vstack([V_cache, v])
+    if len(K) > window:
+        rows = list(range(n_sinks)) + list(range(len(K) - window + n_sinks, len(K)))  # the sinks, then the newest
+        K, V = K[rows], V[rows]
+    s = K @ q / np.sqrt(len(q))
+    a = np.exp(s - s.max())
+    return a / a.sum() @ V, K, V
+
+
+def rolling_evicts_newest(q, k, v, K_cache, V_cache, window, n_sinks=0):
+    K, V = np.vstack([K_cache, k])[:window], np.vstack([V_cache, v])[:window]  # the new token falls out
+    s = K @ q / np.sqrt(len(q))
+    a = np.exp(s - s.max())
+    return a / a.sum() @ V, K, V
+
+
 ALL = {"softmax": softmax, "attention": attention, "embed": embed, "multi_head_attention": multi_head_attention,
        "layer_norm": layer_norm, "gelu": gelu, "transformer_block": transformer_block,
        "next_token_logits": next_token_logits, "cross_entropy": cross_entropy, "softmax_backward": softmax_backward,
        "attention_backward": attention_backward, "layer_norm_backward": layer_norm_backward,
        "cache_step": cache_step, "sample_next": sample_next, "rope": rope,
-       "grouped_query_attention": grouped_query_attention, "grouped_cache_step": grouped_cache_step}
+       "grouped_query_attention": grouped_query_attention, "grouped_cache_step": grouped_cache_step,
+       "rolling_cache_step": rolling_cache_step}
 
 
 # wrong ops ------------------------------------------------------------------------------------------------
