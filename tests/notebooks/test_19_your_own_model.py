@@ -97,13 +97,14 @@ def cache_step_without_scale(q, k, v, K_cache, V_cache):  # broken for generatio
 # ---------------------------------------------------------------------------
 # the model is a composition of the exercises' functions
 
-def test_17_the_fifteen_ops_belong_to_lessons_06_to_16_and_rope_only_turns_a_rope_model():
+def test_19_the_eighteen_ops_belong_to_lessons_06_to_18_and_rope_only_turns_a_rope_model():
     from attnlib import TinyLM
     from attnlib.course import lesson
     from attnlib.learner_ops import NAMES
-    assert len(NAMES) == 15 and NAMES[-1] == "rope"
-    assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 17)}
-    assert lesson("rope").number == "16"
+    assert len(NAMES) == 18 and NAMES[-4:] == ("rope", "grouped_query_attention", "grouped_cache_step",
+                                               "rolling_cache_step")
+    assert {lesson(name).number for name in NAMES} <= {f"{n:02d}" for n in range(6, 19)}
+    assert [lesson(name).number for name in NAMES[-4:]] == ["16", "17", "17", "18"]
     t = task()
     tokens = np.arange(8) % len(t.tokenizer)
     calls = []
@@ -118,7 +119,7 @@ def test_17_the_fifteen_ops_belong_to_lessons_06_to_16_and_rope_only_turns_a_rop
     assert len(calls) == 2 * 2 * 2 and calls[0] == (8, 8)  # q and k, per head, per layer; d_head = 8
 
 
-def test_17_the_forward_pass_is_the_composition_position_by_position():
+def test_19_the_forward_pass_is_the_composition_position_by_position():
     from attnlib import TinyLM
     t = task()
     model = TinyLM(len(t.tokenizer), **SIZE, init_std=0.3)
@@ -142,7 +143,7 @@ def test_17_the_forward_pass_is_the_composition_position_by_position():
                                rtol=1e-10, atol=1e-12)
 
 
-def test_17_correct_pieces_reproduce_attnlibs_loss_curve(reference):
+def test_19_correct_pieces_reproduce_attnlibs_loss_curve(reference):
     ref_model, ref = reference
     assert abs(ref[0] - math.log(19)) < 0.01 and ref[-1] < 0.4 * ref[0]
     mine = {"softmax": loop_softmax, "gelu": erf_free_gelu, "layer_norm": centred_layer_norm,
@@ -155,7 +156,7 @@ def test_17_correct_pieces_reproduce_attnlibs_loss_curve(reference):
 # ---------------------------------------------------------------------------
 # fingerprints
 
-def test_17_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generation_piece_never(reference):
+def test_19_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generation_piece_never(reference):
     _, ref = reference
     found = {name: parts_at(trained({name: fn}, steps=4)[1], ref) for name, fn in (
         ("next_token_logits", first_row_logits), ("attention_backward", swapped_attention_backward),
@@ -165,7 +166,7 @@ def test_17_a_forward_piece_parts_at_step_0_a_backward_piece_at_step_1_a_generat
     assert abs(backward[0] - ref[0]) < 1e-14  # step 0 is computed before any gradient
 
 
-def test_17_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(reference):
+def test_19_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(reference):
     _, ref = reference
 
     def attention_without_scale(Q, K, V, causal=True, scale=True):
@@ -178,7 +179,7 @@ def test_17_an_unscaled_attention_parts_at_step_0_but_by_only_about_2e_6(referen
     assert abs(losses[2] - ref[2]) > 5 * abs(losses[0] - ref[0])  # the gap grows as the weights grow
 
 
-def test_17_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(reference):
+def test_19_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(reference):
     _, ref = reference
     relu = trained({"gelu": lambda X: np.where(X > 0, X, 0.0)})[1]
 
@@ -193,7 +194,7 @@ def test_17_a_relu_trains_about_as_well_a_broken_layer_norm_gradient_does_not(re
     assert parts_at(crippled, ref) == 1 and crippled[-1] > ref[-1] + 0.5
 
 
-def test_17_an_unscaled_cache_step_changes_the_generation_logits_not_the_trained_weights(reference):
+def test_19_an_unscaled_cache_step_changes_the_generation_logits_not_the_trained_weights(reference):
     from attnlib import TinyLM, sample_next
     ref_model, _ = reference
     t = task()
@@ -237,11 +238,11 @@ def counted_floor(rows=20000, seed=11):
     return total / batch.targets.size
 
 
-def test_17_the_grammars_floor_is_about_0_65():
+def test_19_the_grammars_floor_is_about_0_65():
     assert abs(counted_floor() - 0.651) < 0.01
 
 
-def test_17_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fixed():
+def test_19_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fixed():
     from attnlib import TinyLM
 
     def peek_one_mask(n):
@@ -271,7 +272,7 @@ def test_17_a_leaky_mask_goes_below_the_floor_and_is_worse_than_attnlib_once_fix
 # ---------------------------------------------------------------------------
 # one at a time, and the check that does it
 
-def test_17_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_check(reference):
+def test_19_one_at_a_time_names_the_broken_softmax_backward_and_so_does_the_check(reference):
     from attnlib.checks import capstone
     from attnlib.learner_ops import NAMES
     _, ref = reference
