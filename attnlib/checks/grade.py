@@ -108,11 +108,13 @@ def check(name, fn, time_limit=None):
                     expected=e, rows=p.rows, cols=p.cols, hints=(ex.hint1, ex.hint2), formula=ex.formula,
                     nudge="" if found else pointer)
     if not found and isinstance(e, tuple) and isinstance(o.value, (tuple, list)) and len(o.value) == len(e):
-        j = next((j for j, (g, x) in enumerate(zip(o.value, e)) if not close(g, x)), None)
-        if j is not None:
-            report.got, report.expected = o.value[j], e[j]
+        wrong = [j for j, (g, x) in enumerate(zip(o.value, e)) if not close(g, x)]
+        if wrong:
+            report.got, report.expected = o.value[wrong[0]], e[wrong[0]]  # the grid shows the first wrong one
             if not any(p.startswith(OUTPUTS_DIFFER) for p in report.problems):  # said once, not twice
-                report.problems.insert(1 if detail else 0, f"output {j} of the returned tuple is wrong")
+                which = (f"output {wrong[0]} of the returned tuple is" if len(wrong) == 1 else
+                         f"outputs {', '.join(map(str, wrong[:-1]))} and {wrong[-1]} of the returned tuple are")
+                report.problems.insert(1 if detail else 0, f"{which} wrong")
     if ex.uses:
         report.problems.append(f"if {name} calls your own {' or '.join(ex.uses)}, make sure their checks pass "
                                "first: their mistakes show up here too")

@@ -44,7 +44,7 @@ def rolling_cache_step(q, k, v, K_cache, V_cache, window, n_sinks=0):
 def evict_steps(K, V, window, n_sinks, c):
     """The rows a bounded cache keeps of (t, ...) rows: all of them up to `window`, else the sinks and the newest."""
     w = c("cache window", right=window, cache_window_one_too_wide=window + 1, cache_window_one_too_narrow=window - 1)
-    s = c("sinks kept", right=n_sinks, sinks_dropped=0)
+    s = c("sinks kept", right=n_sinks, sinks_dropped=0, sinks_one_too_many=n_sinks + 1)
     t = len(K)
     full = c("cut when", right=t > w, sinks_outside_window=t > w + s, cache_cut_before_full=True)
     if not full:
@@ -117,6 +117,8 @@ DIAGNOSES = {
                                  "(cutting the cache before appending has this effect).",
     "cache-window-one-too-narrow": "The cache kept only window - 1 rows: the new token counts among the `window`, "
                                    "so a full cache holds exactly `window` rows.",
+    "sinks-one-too-many": "One sink too many was kept (the first n_sinks + 1 rows), so one recent row too few: the sinks "
+                          "are exactly the first n_sinks rows.",
     "sinks-dropped": "The first n_sinks rows were evicted like the others: the sinks stay in the cache for good.",
     "cache-evicts-newest": "The cache dropped its newest rows and kept the oldest: a sliding window keeps the most "
                            "recent positions, the new token's first of all.",
