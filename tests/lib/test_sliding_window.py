@@ -178,7 +178,8 @@ def test_inputs_are_untouched_and_the_future_never_moves_the_past():
     (lambda: TinyLM(5, 4, 1, 1, 8, window=4, n_sinks=-1), "n_sinks must be a non-negative integer"),
     (lambda: TinyLM(5, 4, 1, 1, 8, n_sinks=2), "n_sinks=2 needs a window"),
     (lambda: TinyLM(5, 4, 1, 1, 8, window=4, causal=False), "window=4 .* needs causal=True"),
-    (lambda: TinyLM(5, 4, 1, 1, 8, window=4, ops={"softmax": at.softmax}), "leave window out with ops"),
+    (lambda: TinyLM(5, 4, 1, 1, 8, window=4, ops={"softmax": at.softmax}),
+     "ops softmax attend to every earlier position; they cannot run a model with window=4"),
     (lambda: at.KVCache(1, 1, 2, 8, window=3, n_sinks=3), "n_sinks must be smaller than window"),
 ])
 def test_bad_input_names_the_argument(call, message):
