@@ -22,7 +22,9 @@ def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
     """O = A V, with A from attention_weights' steps (widths: what a learner may scale by instead of d)."""
     A = weights_steps(Q, K, causal, scale, c=c, widths=widths)
     return c.step("mixing product", right=lambda: A @ V, av_transposed=lambda: A.T @ V,
-                  va_instead_of_av=lambda: V @ A)
+                  va_instead_of_av=lambda: V @ A, returns_weights=lambda: A, keys_mixed=lambda: A @ K,
+                  scale_on_output=lambda: weights_steps(Q, K, causal, False, c=c) @ V / np.sqrt(Q.shape[-1])
+                  if scale else A @ V)
 
 
 def self_attention_steps(X, Wq, Wk, Wv, Wo=None, causal=True, *, c):
@@ -110,14 +112,6 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
-def _attention_intermediates(Q, K, V, causal=True, scale=True):
-    A = weights(Q, K, causal, scale)
-    found = [("returns-weights", A), ("wrong-argument-used", A @ K)]
-    if scale:
-        found.append(("scale-on-output", attention(Q, K, V, causal, False) / np.sqrt(Q.shape[1])))
-    return found
-
-
 def _sizes(p):
     Q, K, V = p.args[:3]
     return {"d": Q.shape[1], "n_q": Q.shape[0], "n_k": K.shape[0], "d_v": V.shape[1]}
@@ -165,7 +159,6 @@ FINDINGS = {
         weights_axis((rand(150, 5, 4), rand(151, 5, 4), np.eye(5))),
         causality((rand(150, 5, 4), rand(151, 5, 4), rand(152, 5, 3)), {}, [1, 2]),
         scale_finding(attention, 0, _sizes, lambda p: p.kwargs.get("scale", True)),
-        intermediates(_attention_intermediates),
         huge_scores(0),
     ],
     "self_attention": [

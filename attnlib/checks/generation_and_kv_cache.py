@@ -7,7 +7,7 @@ from .attention_module import attention, attention_steps
 from .choices import Choices
 from .mask_and_softmax import softmax, softmax_steps
 from .probes import features, rand
-from .properties import (argument_mixups, huge_scores, intermediates, only_failing, returns_a_new_array,
+from .properties import (argument_mixups, huge_scores, only_failing, returns_a_new_array,
                          scale_finding)
 from .runner import close, is_number_array
 from .spec import Exercise, Probe
@@ -19,7 +19,16 @@ def attend_step_steps(q, K_cache, V_cache, *, c, widths=None):
     """One query against the cache: softmax(K q / sqrt(d)) V, (d_v,) (widths: what a learner may scale by instead)."""
     K, V = c("cache roles", right=(K_cache, V_cache), kv_swapped=(V_cache, K_cache), keys_mixed=(K_cache, K_cache))
     K, V = c("cached rows read", right=(K, V), attend_step_first_key_only=(K[:1], V[:1]))
-    return attention_steps(q[None, :], K, V, causal=False, c=c, widths=widths)[0]
+    return c.step("attended", right=lambda: attention_steps(q[None, :], K, V, causal=False, c=c, widths=widths)[0],
+                  attention_skipped=lambda: V_cache[-1])
+
+
+def attend_step_exercise_steps(q, K_cache, V_cache, *, c):
+    """attend_step as its exercise grades it: also the newest row left out (in a cache step, the append's choice)."""
+    one = (K_cache[:-1], V_cache[:-1]) if len(K_cache) > 1 else (K_cache, V_cache)  # a lone row kept: no row left
+    K, V = c("newest row", right=(K_cache, V_cache), cache_row_dropped=(K_cache[:-1], V_cache[:-1]),
+             cache_row_dropped__lone_row_kept=one)
+    return attend_step_steps(q, K, V, c=c)
 
 
 def step(q, K_cache, V_cache):
@@ -194,6 +203,8 @@ CHOICES = {
     "keys and values": "Count the caches: one for the keys and one for the values.",
     "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
     "projections": "Look at which weight matrix makes each of q, k and v: Wq, Wk and Wv, in that order.",
+    "newest row": "Look at which cached rows the query reads: the last one is the new token's own.",
+    "attended": "Look at what your function returns: the values mixed by the weights of every cached row.",
     "cached rows read": "Look at which cached rows the query reads: every one of them, its own included.",
     "probabilities": "Look at where the temperature enters: it divides the logits, before the softmax.",
     "cache used": "Look at how each new token's attention is computed: by cache_step, once per token.",
@@ -397,7 +408,7 @@ EXERCISES = [
         reference=at.attend_step,
         probes=[_step_probe(700, 5, 3, 4), _step_probe(710, 3, 6, 2), _step_probe(720, 1, 2, 3),
                 _step_probe(730, 4, 4, 4), _step_probe(740, 5, 3, 4, scale=40.0)],
-        pipeline=attend_step_steps,
+        pipeline=attend_step_exercise_steps,
         verified="one query against t cached rows for t = 5, 3, 1, 4, including huge scores",
         hint1="The cache holds every earlier key and value plus the new token's own: score q against all of them.",
         hint2="One score per cached row: the scores form a vector of length t, scaled by the square root of d "
@@ -567,15 +578,6 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
-def _step_intermediates(q, K_cache, V_cache):
-    s = K_cache @ q / np.sqrt(len(q))
-    found = [("returns-weights", softmax(s)), ("attention-skipped", V_cache[-1]),
-             ("softmax-not-normalised", np.exp(s - s.max()) @ V_cache)]
-    if len(K_cache) > 1:
-        found.append(("cache-row-dropped", step(q, K_cache[:-1], V_cache[:-1])))
-    return found
-
-
 def _step_sizes(p):
     q, K_cache, V_cache = p.args
     return {"d": len(q), "t": len(K_cache), "d_v": V_cache.shape[1]}
@@ -671,7 +673,7 @@ REQUIREMENTS = {"top_k_filter": [returns_a_new_array((np.array([0.5, 2.0, -1.0])
 
 
 FINDINGS = {
-    "attend_step": [intermediates(_step_intermediates), scale_finding(at.attend_step, 0, _step_sizes),
+    "attend_step": [scale_finding(at.attend_step, 0, _step_sizes),
                     huge_scores(0)],
     "cache_step": [argument_mixups(cache_step, ("q", "k", "v", "K_cache", "V_cache"))],
     "sample_next": [only_failing(_greedy_probe, "sample-temperature-zero", "only the probes with temperature 0 fail"),

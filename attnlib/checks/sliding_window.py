@@ -117,8 +117,8 @@ DIAGNOSES = {
                                  "(cutting the cache before appending has this effect).",
     "cache-window-one-too-narrow": "The cache kept only window - 1 rows: the new token counts among the `window`, "
                                    "so a full cache holds exactly `window` rows.",
-    "sinks-one-too-many": "One sink too many was kept (the first n_sinks + 1 rows), so one recent row too few: the sinks "
-                          "are exactly the first n_sinks rows.",
+    "sinks-one-too-many": "One sink too many was kept (the first n_sinks + 1 rows), so one recent row too few: the "
+                          "sinks are exactly the first n_sinks rows.",
     "sinks-dropped": "The first n_sinks rows were evicted like the others: the sinks stay in the cache for good.",
     "cache-evicts-newest": "The cache dropped its newest rows and kept the oldest: a sliding window keeps the most "
                            "recent positions, the new token's first of all.",

@@ -127,12 +127,13 @@ LEFT_UNNAMED = {
                    "softmax-max-wrong-axis", "softmax-sum-wrong-axis", "softmax-wrong-axis"},
     "cross_attention": {"k-not-transposed"},
     "multi_head_attention": {"scores-diagonal-only", "head-slice-one-short", "heads-not-moved-first",
-                             "heads-tokens-last", "k-not-transposed", "va-instead-of-av"},
+                             "heads-tokens-last", "k-not-transposed", "va-instead-of-av", "returns-weights"},
     "prefix_matching_score": {"prefix-match-copies-never-found", "prefix-match-includes-itself",
                               "prefix-match-later-copies"},
     "self_attention": {"k-not-transposed", "va-instead-of-av"},
     "grouped_query_attention": {"heads-count-and-width-swapped", "heads-tokens-last", "head-slice-one-short",
-                                "k-not-transposed", "scores-diagonal-only", "va-instead-of-av"},  # shapes break
+                                "k-not-transposed", "scores-diagonal-only", "va-instead-of-av",
+                                "returns-weights"},  # the heads' shapes no longer line up
     "grouped_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "k-not-transposed",
                            "scale-floor-division", "softmax-max-wrong-axis"},
     "rolling_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
