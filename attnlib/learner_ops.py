@@ -15,9 +15,8 @@ rotation by minus the angle). In a model with n_kv_heads < n_heads the learner's
 grouped_query_attention supplies each layer's value and their grouped_cache_step keeps
 one cache row per group (their cache_step, given alone, reads each head's group). In a
 model with a window the learner's rolling_cache_step keeps each head's bounded cache (a
-model without one never calls it);
-there attention itself is attnlib's windowed kernel, so the ops that compute attention
-over every earlier position are refused.
+model without one never calls it); there attention itself is attnlib's windowed kernel,
+so the ops that compute attention over every earlier position are refused.
 """
 import math
 
