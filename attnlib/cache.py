@@ -11,7 +11,7 @@ import numpy as np
 from ._validate import (Array, check_finite_product, check_size, contract, finite_float, float_dtype,
                         non_negative_int, positive_int, public)
 from .attention import attend, attention_forward
-from .mixing import exp_and_sum, softmax
+from .mixing import exp_and_sum, hidden_keys, softmax
 
 
 @public
@@ -85,10 +85,8 @@ def window_and_sinks(window, n_sinks):
 
 def kept_positions(length, window=None, n_sinks=0):
     """The positions a cache keeps after `length` tokens, oldest first: all of them up to the window, then the
-    first n_sinks and the newest window - n_sinks (mixing.hidden_keys hides the rest)."""
-    if window is None or length <= window:
-        return np.arange(length)
-    return np.concatenate([np.arange(n_sinks), np.arange(length - (window - n_sinks), length)])
+    first n_sinks and the newest window - n_sinks, the keys the newest position still sees (mixing.hidden_keys)."""
+    return np.flatnonzero(~hidden_keys([length - 1], np.arange(length), window, n_sinks)[0])
 
 
 def cache_step(Q, K, V, scale, cache, layer):
