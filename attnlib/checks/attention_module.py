@@ -20,6 +20,7 @@ from .spec import Exercise, Probe
 
 def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
     """O = A V, with A from attention_weights' steps (widths: what a learner may scale by instead of d)."""
+    K, V = c("roles", right=(K, V), kv_swapped=(V, K))
     A = weights_steps(Q, K, causal, scale, c=c, widths=widths)
     return c.step("mixing product", right=lambda: A @ V, av_transposed=lambda: A.T @ V,
                   va_instead_of_av=lambda: V @ A, returns_weights=lambda: A, keys_mixed=lambda: A @ K,
@@ -43,6 +44,7 @@ CHOICES = {
     "leak nudge": "Look at how far you move each input row: far enough to show in the outputs.",
     "rows moved": "Look at which input rows your loop moves: every one of them, the last included.",
     "leak reading": "Work out by hand what a mask shifted by one should give: 1; and causal attention: 0.",
+    "roles": "Look at which matrix your scores read and which one your weights mix: keys, then values.",
     "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
     "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",
     "output projection": "Look at how your function uses Wo when one is given.",
@@ -53,6 +55,7 @@ CHOICES = {
     "running max": "Look at what you subtract before the exponential: the running max of the row.",
     "running max start": "Look at the running max's first value: any real score must replace it.",
     "tile max": "Look at the max your exponentials use: the running one, shared by every tile.",
+    "division": "Look at when the running output is divided by the running sum: once, after the last tile.",
     "rescale": "Look at what happens to the running sum and the running output when the max grows.",
     "tile order": "Look at the order in which you walk the key tiles.",
 }
@@ -207,6 +210,10 @@ def future_leak_steps(attn, X, *, c):
     ahead = j - i  # how far ahead of its own row each moving input sits
     return c.step("leak reading", right=lambda: int(ahead.max()) if ahead.size and ahead.max() > 0 else 0,
                   leak_counts_own_row=lambda: int(ahead.max()) + 1 if ahead.size else 0,
+                  leak_counts_own_row__leaks_only=lambda: int(ahead.max()) + 1 if (ahead > 0).any() else 0,
+                  leak_next_row_only=lambda: int((ahead == 1).any()),
+                  leak_returns_bool=lambda: bool((ahead > 0).any()),
+                  leak_farthest_never_tried=lambda: int(ahead[ahead < len(X) - 1].max(initial=0)),
                   leak_one_short=lambda: max(int(ahead.max()) - 1, 0) if ahead.size else 0,
                   leak_smallest_not_largest=lambda: int(ahead[ahead > 0].min()) if (ahead > 0).any() else 0,
                   leak_counts_the_past=lambda: int(np.abs(ahead).max()) if ahead.size else 0,
@@ -350,8 +357,10 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
     s = scale_steps(Q.shape[1], c)
     whole = c("tile remainder", right=False, tile_remainder_dropped=True)
     stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole else (n_q, n_k)
-    walk_keys = c("key tiles", right="all", last_key_tile_dropped="last dropped", last_key_tile_dropped__short="short")
-    stop_k = max(stop_k - block, 0) if walk_keys == "last dropped" else stop_k
+    walk_keys = c("key tiles", right="all", last_key_tile_dropped="last dropped", last_key_tile_dropped__short="short",
+                  last_key_tile_dropped__partial="partial")
+    stop_k = max(stop_k - block, 0) if walk_keys == "last dropped" else n_k - n_k % block if walk_keys == "partial" \
+        else stop_k
     local = c("tile mask", right=False, tile_mask_local=True)
     separately = c("tile normalisation", right=False, tiles_normalised_separately=True)
     running = c("running max", right=True, softmax_no_max_subtraction=False)
@@ -361,6 +370,8 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
                 rescale_missing__acc_only="acc only", rescale_inverted="inverted",
                 rescale_inverted__raw="inverted raw")
     backwards = c("tile order", right=False, masked_tile_first=True)
+    divide = c("division", right="at the end", acc_divided_every_tile="l reset",
+               acc_divided_every_tile__l_kept="l kept", acc_divided_every_tile__twice="twice")
     O = np.zeros((n_q, V.shape[1]))
     for q0 in range(0, stop_q, block):
         q = Q[q0:q0 + block] * s  # (bq, d)
@@ -393,7 +404,9 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
             l = l * (kept if rescale == "acc only" else f) + P.sum(axis=1, keepdims=True)
             acc = acc * (kept if rescale == "l only" else f) + P @ V[k0:k0 + block]
             m = m_new
-        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc / l
+            if divide != "at the end":
+                acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)
+        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide == "l kept" else acc / l
     return O
 
 
@@ -558,6 +571,12 @@ DIAGNOSES = {
     "leak-counts-rows": "You counted how many rows see the future; the answer is how far the worst row sees.",
     "leak-smallest-not-largest": "You returned the shortest leak; the answer is the longest one over every row.",
     "leak-first-row-only": "Only the first output row was examined; a leak can sit in any row.",
+    "leak-returns-bool": "Your function answers whether some row sees its future (True or False); the exercise "
+                         "asks how far ahead the worst row sees, an int.",
+    "leak-next-row-only": "Only the next row was looked at (does row i see row i + 1?), so a leak of any size is "
+                          "counted as 1, and a leak that skips the next row is not seen at all.",
+    "leak-farthest-never-tried": "Your loop over the distances stops one short: a leak of n - 1, from the first row "
+                                 "to the last, is never tried.",
     "leak-last-input-only": "Only the last input row was moved, but a leak can come from any later row.",
     # tiled_attention
     "rescale-missing": "When a later tile raised a row's max, the running sum or the running output was not shrunk "
@@ -568,6 +587,9 @@ DIAGNOSES = {
                                    "once over all its keys.",
     "tile-mask-local": "The causal mask inside a tile compares positions counted from the tile's corner instead of "
                        "positions in the whole sequence.",
+    "acc-divided-every-tile": "The running output was divided by the running sum after every tile; it is "
+                              "divided once, after the last tile. Divided early, the later tiles' rescaling and "
+                              "sums no longer weigh the earlier tiles right.",
     "tile-remainder-dropped": "The last, shorter tile was skipped when the length is not a multiple of block.",
     "last-key-tile-dropped": "The loop over the key tiles stops one tile too early, so the last tile of keys it "
                              "should reach never enters the sums.",

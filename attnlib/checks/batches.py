@@ -23,7 +23,7 @@ def matmul_cost_steps(n, d_in, d_out, *, c):
     """n * d_out entries, d_in multiplications each, counted in Python ints."""
     entries = c("entries", right=int(n) * int(d_out), cost_one_row=int(d_out))
     each = c("per entry", right=int(d_in), cost_counts_outputs=1, cost_counts_additions=2 * int(d_in),
-             cost_counts_only_additions=int(d_in) - 1)
+             cost_counts_only_additions=int(d_in) - 1, cost_counts_additions__exact=2 * int(d_in) - 1)
     return c.step("arithmetic", right=lambda: entries * each, count_rounded=lambda: int(float(entries) * float(each)),
                   integer_overflow=lambda: int(np.int32(n) * np.int32(d_in) * np.int32(d_out)),
                   cost_size_used_twice=lambda: int(n) * int(d_in) * int(d_in))

@@ -59,10 +59,17 @@ DIAGNOSES = {
     "weights-transposed": "The weights were multiplied from the wrong side, the column-vector habit; here rows are "
                           "tokens.",
     "rows-from-table-not-tokens": "The rows follow the word table, not the sentence.",
+    "tokens-sorted": "The rows come in sorted (alphabetical) order of the words; one row per token, in the "
+                     "sentence's order.",
     "tokens-deduplicated": "A repeated word did not give a repeated row: a word that appears twice in the sentence has "
                            "only one row.",
     # positions
     "positions-not-added": "Only the word vectors were used: the position vectors are missing.",
+    "positions-whole-table": "The whole position table was added, all max_len rows of it, where a sentence of n "
+                             "tokens takes its first n rows: it only runs when the sentence fills the table.",
+    "positions-multiplied": "The word and position vectors were multiplied entry by entry; they are added.",
+    "words-scaled-by-root-d": "The word vectors were multiplied by the square root of d_model (a trick of one paper's "
+                              "embedding layer); here the word's row is used as it is.",
     "positions-by-token-id": "The position vectors were picked by token id; a position is the place 0, 1, ..., "
                              "n-1 of a token in the sentence, whatever the word.",
     "positions-from-the-end": "You used the last n rows of the position table, but the sentence starts at position 0.",
@@ -81,6 +88,8 @@ DIAGNOSES = {
     "average-over-all-rows": "Every row averages the whole sequence, so earlier tokens see the future. "
                              "Row i may only use rows 0..i.",
     "average-over-columns": "You averaged along the feature axis; the average runs over rows (tokens).",
+    "average-over-every-number": "Each row is one number repeated, the mean of every entry of rows 0..i (a .mean() "
+                                 "with no axis); the average runs down the rows, column by column.",
     "off-by-one-count": "The count row i is divided by is one off: row i averages i + 1 rows (0..i inclusive).",
     # scores
     "k-not-transposed": "The keys entered the product untransposed, so it does not pair each query with each key.",
@@ -129,9 +138,14 @@ DIAGNOSES = {
     # heads
     "heads-split-mixed": "The heads were split with a plain reshape, which mixes tokens and heads: one head's matrix "
                          "holds numbers from several tokens.",
+    "heads-split-rows": "The rows (the tokens) were split into groups instead of the columns: every head keeps "
+                        "every token, and takes its own block of d_head columns.",
     "heads-out-of-order": "The heads are not concatenated in order: head h must fill the h-th block of d_head columns.",
     "heads-merge-mixed": "The heads were merged with a plain reshape from (n_heads, n, d_head), which mixes tokens and "
                          "heads.",
+    "head-width-from-d-model": "The head width was taken as d_model over n_heads, from X; the heads split the "
+                               "projections' columns, so d_head is their width over n_heads (the two agree only "
+                               "when the heads together are exactly as wide as X).",
     "heads-ignored": "n_heads was ignored: all the columns form one head.",
     # layers
     "layer-norm-eps-outside-sqrt": "eps was added outside the square root instead of to the variance inside it.",
@@ -171,8 +185,10 @@ DIAGNOSES = {
     "cache-prepended": "The new k and v were put at the start of the caches instead of the end.",
     "keys-mixed": "The weights mixed the keys instead of the values: the keys only score the query; the output is a "
                   "weighted sum of the values.",
-    "kv-swapped": "The keys and values were swapped: the keys score the query, and the values are what the weights "
-                  "mix.",
+    "kv-swapped": "The keys and values were swapped (or the weights that make them, Wk and Wv): the keys score the "
+                  "query, and the values are what the weights mix.",
+    "cache-appends-swapped": "The new v was appended to the key cache and the new k to the value cache; k joins "
+                             "the keys, v the values.",
     "kv-cache-missing-factor-2": "The count is half the right one: only one of the two tensors each layer stores (K "
                                  "and V) was counted.",
     "kv-cache-ignores-batch": "The count ignores batch, although each sequence in the batch has its own cache.",

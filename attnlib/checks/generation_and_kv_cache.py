@@ -17,8 +17,7 @@ from .spec import Exercise, Probe
 
 def attend_step_steps(q, K_cache, V_cache, *, c, widths=None):
     """One query against the cache: softmax(K q / sqrt(d)) V, (d_v,) (widths: what a learner may scale by instead)."""
-    K, V = c("cache roles", right=(K_cache, V_cache), kv_swapped=(V_cache, K_cache), keys_mixed=(K_cache, K_cache))
-    K, V = c("cached rows read", right=(K, V), attend_step_first_key_only=(K[:1], V[:1]))
+    K, V = c("cached rows read", right=(K_cache, V_cache), attend_step_first_key_only=(K_cache[:1], V_cache[:1]))
     return c.step("attended", right=lambda: attention_steps(q[None, :], K, V, causal=False, c=c, widths=widths)[0],
                   attention_skipped=lambda: V_cache[-1])
 
@@ -59,7 +58,9 @@ def cache_update_steps(k, v, K_cache, V_cache, c):
                           cache_drops_oldest=lambda: (np.concatenate([K_cache[..., 1:, :], k[..., None, :]], axis=-2),
                                                       np.concatenate([V_cache[..., 1:, :], v[..., None, :]], axis=-2)),
                           cache_appends_wrong_row=lambda: (np.concatenate([K_cache, k[..., None, :]], axis=-2),
-                                                           np.concatenate([V_cache, k[..., None, :]], axis=-2)))
+                                                           np.concatenate([V_cache, k[..., None, :]], axis=-2)),
+                          cache_appends_swapped=lambda: (np.concatenate([K_cache, v[..., None, :]], axis=-2),
+                                                         np.concatenate([V_cache, k[..., None, :]], axis=-2)))
     read = c("cache read", right=(K_new, V_new), cache_not_appended=(K_cache, V_cache))
     kept = c("cache returned", right=(K_new, V_new), cache_not_appended__returned=(K_cache, V_cache))
     return read, kept
@@ -189,7 +190,6 @@ def top_p_filter_steps(logits, p, *, c):
 
 
 CHOICES = {
-    "cache roles": "Look at which cache you score the query against and which one you mix: keys, then values.",
     "cache update": "Look at where k and v join the caches: as their last rows.",
     "cache read": "Look at the order of your steps: k and v join the caches before q attends.",
     "cache returned": "Look at the caches you return: the grown ones, as new arrays.",
@@ -366,7 +366,7 @@ def kv_cache_bytes_steps(n_layers, n_heads, d_head, seq_len, batch=1, bytes_per_
     """2 (a key and a value) · layers · heads · d_head · tokens · batch · bytes per value, a Python int."""
     if bytes_per_value is None:  # not given: the default
         bytes_per_value = c("default bytes", right=2, kv_cache_wrong_defaults=4)
-    per_value = c("bytes per value", right=bytes_per_value, kv_cache_wrong_defaults__always=4,
+    per_value = c("bytes per value", right=bytes_per_value, kv_cache_ignores_bytes_per_value__four=4,
                   kv_cache_ignores_bytes_per_value=2,
                   kv_cache_ignores_bytes_per_value__none=1, kv_cache_bits_not_bytes=8 * bytes_per_value)
     layers = c("layers", right=n_layers, kv_cache_ignores_layers=1)

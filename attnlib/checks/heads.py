@@ -11,9 +11,12 @@ from .spec import Exercise, Probe
 
 # split_heads and multi_head_attention: the split and the merge written once, the heads on attention_weights' steps
 
-def split_heads_steps(M, n_heads, *, c):
-    """(n, n_heads * d_head) -> (n_heads, n, d_head): head h gets columns h*d_head:(h+1)*d_head."""
+def split_heads_steps(M, n_heads, *, c, d_head=None):
+    """(n, n_heads * d_head) -> (n_heads, n, d_head): head h gets columns h*d_head:(h+1)*d_head (d_head: a width
+    a learner may take from elsewhere, the heads then sliced with it)."""
     n, width = M.shape
+    if d_head is not None:
+        return np.stack([M[:, h * d_head:(h + 1) * d_head] for h in range(n_heads)])
     d_head = width // n_heads
     return c.step("split", right=lambda: M.reshape(n, n_heads, d_head).transpose(1, 0, 2),
                   heads_split_mixed=lambda: M.reshape(n_heads, n, d_head),
@@ -25,7 +28,10 @@ def split_heads_steps(M, n_heads, *, c):
                   heads_tokens_last=lambda: M.reshape(n, n_heads, d_head).transpose(1, 2, 0),
                   heads_out_of_order=lambda: M.reshape(n, n_heads, d_head).transpose(1, 0, 2)[::-1],
                   head_slice_one_short=lambda: np.stack([M[:, h * d_head:(h + 1) * d_head - 1]
-                                                         for h in range(n_heads)]))
+                                                         for h in range(n_heads)]),
+                  heads_count_and_width_swapped__slices=lambda: np.stack(
+                      [M[:, h * n_heads:(h + 1) * n_heads] for h in range(n_heads)]),
+                  heads_split_rows=lambda: np.stack(np.split(M, n_heads, axis=0)))
 
 
 def merge_heads_steps(O, c):
@@ -61,8 +67,9 @@ def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=N
     the heads side by side, then Wo."""
     h = n_heads if n_kv_heads else c("head count", right=n_heads, heads_ignored=1)  # grouped: a shape, no choice
     g = n_kv_heads or h
-    Q = split_heads_steps(X @ Wq, h, c=c)  # (h, n, d_head)
-    K, V = (split_heads_steps(X @ W, g, c=c) for W in (Wk, Wv))  # (g, n, d_head)
+    d = None if n_kv_heads else c("head width", right=None, head_width_from_d_model=X.shape[1] // h)  # None: W's
+    Q = split_heads_steps(X @ Wq, h, c=c, d_head=d)  # (h, n, d_head)
+    K, V = (split_heads_steps(X @ W, g, c=c, d_head=d) for W in (Wk, Wv))  # (g, n, d_head)
     wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
     if n_kv_heads:  # each query head reads its group's K and V
         keys, values = groups_steps(h, g, c)
@@ -211,6 +218,7 @@ CHOICES = {
     "split": "Check that head 0 of your split equals the first d_head columns of M: which columns does each head "
              "get, and which axis holds the heads?",
     "merge": "Look at how you put the heads back side by side: head 0's columns first, one row per token.",
+    "head width": "Look at where your head width comes from: the projections' width over n_heads.",
     "head count": "Look at how many heads your function runs: n_heads of them, each d_head wide.",
     "heads projected": "Look at what happens after the heads are joined: one multiplication by Wo, nothing else.",
 }

@@ -30,8 +30,11 @@ def causal_average_steps(V, *, c):
                           average_over_all_rows=lambda: (np.broadcast_to(V.sum(axis=0), V.shape), n),
                           mask_hides_past=lambda: (np.cumsum(V[::-1], axis=0)[::-1], np.arange(n, 0, -1)[:, None]),
                           average_over_columns=lambda: (np.cumsum(V, axis=1), np.arange(1, d + 1)),
-                          average_over_columns__rows=lambda: (np.cumsum(V, axis=1), np.arange(1, n + 1)[:, None]))
+                          average_over_columns__rows=lambda: (np.cumsum(V, axis=1), np.arange(1, n + 1)[:, None]),
+                          average_over_every_number=lambda: (np.cumsum(V.sum(axis=1))[:, None] + 0.0 * V,
+                                                             d * np.arange(1, n + 1)[:, None]))
     return total / c("count", right=count, weights_not_normalised=1.0, off_by_one_count=np.arange(n)[:, None],
+                     off_by_one_count__clamped=np.maximum(np.arange(n), 1)[:, None],
                      off_by_one_count__over=np.arange(2, n + 2)[:, None],
                      normalised_by_n=float(n))
 

@@ -71,10 +71,12 @@ def cross_entropy_steps(logits, targets, *, c):
                     cross_entropy_one_hot_missing=lambda: np.zeros_like(P),  # below: 1 at every target column
                     cross_entropy_gradient_target_columns=lambda: np.ones_like(P) * np.isin(np.arange(vocab), targets))
     divisor = c("gradient average", right=divisor, cross_entropy_gradient_not_averaged=1,
-                cross_entropy_gradient_divided_twice=divisor * n)
+                cross_entropy_gradient_divided_twice=divisor * n, cross_entropy_gradient_over_vocab=vocab)
     picked = c("loss sign", right=picked, cross_entropy_loss_sign=-picked)
-    loss = reduce(picked) * c("loss unit", right=1.0, cross_entropy_in_bits=1 / np.log(2))
-    return loss, c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
+    unit, unit_of_gradient = c("loss unit", right=(1.0, 1.0), cross_entropy_in_bits=(1 / np.log(2), 1.0),
+                               cross_entropy_in_bits__gradient_too=(1 / np.log(2), 1 / np.log(2)))
+    gradient = c("gradient sign", right=1.0, cross_entropy_gradient_sign=-1.0) * (P - target) / divisor
+    return reduce(picked) * unit, gradient * unit_of_gradient
 
 
 def _ce_probe(seed, n, vocab, targets=None, scale=2.0, dtype=np.float64, pick=np.argmin):
@@ -315,6 +317,8 @@ DIAGNOSES = {
                                  "belongs to it.",
     "cross-entropy-gradient-not-averaged": "The loss is the mean over the rows, but the gradient was left undivided: "
                                            "it is the gradient of their sum.",
+    "cross-entropy-gradient-over-vocab": "The gradient was divided by the vocabulary size; the loss averages over "
+                                         "the n rows, so the gradient is divided by n.",
     "cross-entropy-one-hot-missing": "The gradient is the softmax alone, without the one-hot target, so the right word "
                                      "is pushed down like the wrong ones.",
     "cross-entropy-gradient-sign": "The gradient has the wrong sign: a step against it lowers the target's logit and "

@@ -4,7 +4,7 @@ import numpy as np
 
 import attnlib as at
 from .attention_module import attention_steps
-from .mask_and_softmax import weights
+from .mask_and_softmax import mask_value_steps, weights
 from .probes import features, rand, tokens
 from .properties import huge_scores, intermediates, scale_finding, visibility
 from .spec import Exercise, Probe
@@ -33,11 +33,12 @@ def padding_mask_steps(n_q, n_valid, n_k, *, c):
     """(n_q, n_k): 0.0 on the n_valid real keys, -inf on the padding after them, the same for every query."""
     i, j = c("padding shape", right=np.indices((n_q, n_k)), padding_mask_transposed=np.indices((n_k, n_q))[::-1].T,
              padding_mask_square=np.indices((n_k, n_k)))
-    keep = c("padding boundary", right=j < n_valid, padding_mask_inverted=j >= n_valid,
+    keep = c("padding boundary", right=j < n_valid,
              padding_mask_off_by_one=j <= n_valid, padding_mask_off_by_one__few=j < n_valid - 1,
-             padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q))
-    return c.step("mask value", right=lambda: np.where(keep, 0.0, -np.inf),
-                  mask_finite_value=lambda: np.where(keep, 0.0, -1e9), mask_multiplicative=lambda: keep * 1.0)
+             padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q),
+             padding_mask_causal__top_left=(j < n_valid) & (j <= i),
+             padding_mask_on_queries__and_keys=(j < n_valid) & (i < n_valid))
+    return mask_value_steps(keep, c)
 
 
 CHOICES = {
@@ -132,11 +133,11 @@ FINDINGS = {
 
 
 DIAGNOSES = {
-    "padding-mask-inverted": "The mask hides the real tokens and keeps the padding.",
     "padding-mask-off-by-one": "The boundary is one column off: the real tokens are columns 0 to n_valid − 1, and "
                                "the padding starts at column n_valid.",
-    "padding-mask-on-queries": "The mask hides rows (queries) instead of columns (keys); padding is a key that no "
-                               "query may attend to, so every row hides the same columns.",
+    "padding-mask-on-queries": "The mask hides rows (queries), instead of or besides the columns (keys); padding "
+                               "is a key that no query may attend to, so every row hides the same columns and "
+                               "keeps the real ones.",
     "padding-mask-causal": "A causal mask was added to the padding mask; this mask hides the padding only.",
     "padding-mask-transposed": "The mask has its rows and columns swapped: rows are queries, columns are keys.",
     "padding-mask-square": "The mask is n_k by n_k: it has one row per key, not one per query (n_q of them).",

@@ -15,11 +15,13 @@ def embed(tokens, tok_emb, pos_emb):
 def embed_steps(tokens, tok_emb, pos_emb, *, c):
     """X = tok_emb[tokens] + pos_emb[:n]: the word's row plus its place's row."""
     n = len(tokens)
-    words = c("word rows", right=tok_emb[tokens], words_by_position=tok_emb[:n])
+    words = c("word rows", right=tok_emb[tokens], words_by_position=tok_emb[:n],
+              words_scaled_by_root_d=tok_emb[tokens] * np.sqrt(tok_emb.shape[1]))
     places = c.step("position rows", right=lambda: pos_emb[:n], positions_by_token_id=lambda: pos_emb[tokens],
                     positions_from_the_end=lambda: pos_emb[len(pos_emb) - n:],
-                    positions_off_by_one=lambda: pos_emb[1:n + 1])
+                    positions_off_by_one=lambda: pos_emb[1:n + 1], positions_whole_table=lambda: pos_emb)
     return c.step("word and place", right=lambda: words + places, positions_not_added=lambda: words,
+                  positions_multiplied=lambda: words * places,
                   positions_concatenated=lambda: np.concatenate([words, places], axis=1))
 
 
@@ -74,9 +76,12 @@ def sinusoid_steps(n, d, *, c):
     t = np.arange(n)[:, None] + c("first position", right=0, sinusoid_positions_from_one=1)  # (n, 1)
     i = np.arange(d // 2)
     exponent = c("pair exponent", right=2 * i / d, sinusoid_pair_index_not_doubled=i / d,
-                 sinusoid_one_frequency=(2 * i) // d)
-    f = c("base", right=10000.0, sinusoid_wrong_base=1000.0) ** exponent  # (d/2,)
-    angle = c("angle", right=t / f, sinusoid_frequencies_inverted=t * f)
+                 sinusoid_one_frequency=(2 * i) // d, sinusoid_column_index_in_exponent=4 * i / d)
+    base = c("base", right=10000.0, sinusoid_wrong_base=1000.0, sinusoid_wrong_base__log10=np.exp(4.0))
+    f = base ** exponent  # (d/2,)
+    with np.errstate(over="ignore"):
+        angle = c("angle", right=t / f, sinusoid_frequencies_inverted=t * f,
+                  sinusoid_precedence=t / 10000.0 ** (2.0 * i) / d)
     even, odd = c("sin and cos", right=(np.sin, np.cos), sinusoid_sin_cos_swapped=(np.cos, np.sin))
     if c("column layout", right="pairs", sinusoid_halves_not_interleaved="halves") == "halves":
         return np.hstack([even(angle), odd(angle)])
@@ -140,6 +145,10 @@ DIAGNOSES = {
                                      "share one angle, the sine and the cosine of the same number.",
     "sinusoid-frequencies-inverted": "The positions were multiplied by the powers of 10000 instead of divided by them, "
                                      "so later pairs turn faster instead of more slowly.",
+    "sinusoid-column-index-in-exponent": "The exponent of 10000 doubles the column index 2i where the pair number i "
+                                         "belongs (2·2i/d): each pair turns as slowly as the pair twice as far along.",
+    "sinusoid-precedence": "The position was divided by 10000 to the power 2i and then by d, where the exponent of "
+                           "10000 is the whole fraction 2i/d: a power binds tighter than a division.",
     "sinusoid-wrong-base": "The frequencies use a base other than 10000.",
     "sinusoid-positions-from-one": "The positions start at 1; the first row is position 0, which gives 0, 1, 0, 1, "
                                    "...",

@@ -91,15 +91,18 @@ def name_pattern(seen, everything="mask-not-applied"):
 
 
 def causality(args, kwargs, which, everything="mask-not-applied"):
-    """A finding: perturb each position of the arguments `which` and name the visibility pattern."""
+    """A finding: perturb each position of the arguments `which` and name the visibility pattern. A function that
+    raised where the reference returns is not told it applied no mask: a missing mask changes no shape, while a
+    product taken the wrong way round both raises and mixes every position."""
     def finding(f, seen):
+        raised = any(o.kind == "error" for _, o, _ in seen)
         pattern = visibility(f, args, kwargs, which)
         if pattern is None or len(pattern) != len(args[0]):  # one output row per query, or the rows mean another thing
             return None
         if kwargs.get("causal", True) is False:
             i, j = positions(*pattern.shape)
             return "mask-always-applied" if np.array_equal(pattern, j <= i) else None
-        return name_pattern(pattern, everything)
+        return name_pattern(pattern, None if raised else everything)
     return finding
 
 

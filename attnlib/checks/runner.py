@@ -417,7 +417,7 @@ def quiet(fn, *args, **kwargs):
 RTOL, ATOL = 1e-5, 1e-5  # ATOL is relative to the largest expected entry: float32 arithmetic passes, mistakes fail
 FRESH_TOL = 1e-3  # for the fresh random probes, which only guard against memorised outputs (see grade.py)
 _ndarray, _generic, _integer, _asarray, _errstate = np.ndarray, np.generic, np.integer, np.asarray, np.errstate
-_abs, _isfinite, _isnan, _str_ = np.abs, np.isfinite, np.isnan, np.str_
+_abs, _isfinite, _isnan, _str_, _bool_ = np.abs, np.isfinite, np.isnan, np.str_, np.bool_
 
 
 def is_number_array(x):
@@ -447,6 +447,8 @@ def close(got, expected, tol=None):
     if isinstance(expected, tuple):
         return isinstance(got, (tuple, list)) and len(got) == len(expected) and \
             all(close(g, e, tol) for g, e in zip(got, expected))
+    if isinstance(expected, bool):  # a yes-or-no, as a wrong variant may return
+        return isinstance(got, (bool, _bool_)) and bool(got) == expected
     if isinstance(expected, (int, _integer)) and not isinstance(expected, bool):
         return isinstance(got, (int, _integer)) and not isinstance(got, bool) and int(got) == int(expected)
     if isinstance(expected, _ndarray) and expected.dtype.kind == "b":  # a mask, as a wrong variant may return

@@ -17,7 +17,8 @@ def values_steps(tokens, table, Wv, *, c):
     words = c.step("rows looked up", right=lambda: list(tokens),
                    tokens_deduplicated=lambda: list(dict.fromkeys(tokens)),
                    tokens_deduplicated__sorted=lambda: sorted(set(tokens)),
-                   rows_from_table_not_tokens=lambda: list(table))
+                   rows_from_table_not_tokens=lambda: list(table), tokens_sorted=lambda: sorted(tokens),
+                   rows_from_table_not_tokens__by_position=lambda: [list(table)[i] for i in range(len(tokens))])
     X = np.array([table[w] for w in words])  # (n, d_model)
     return X @ c("value weights", right=Wv, weights_transposed=Wv.T)
 

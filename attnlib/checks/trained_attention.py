@@ -15,8 +15,11 @@ def most_attended_steps(A, tokens, *, c):
     """The word of the largest weight along each row; of equal weights, the earliest."""
     j = c.step("which key", right=lambda: np.argmax(A, axis=1), most_attended_wrong_axis=lambda: np.argmax(A, axis=0),
                most_attended_least=lambda: np.argmin(A, axis=1),
-               most_attended_ties_latest=lambda: A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1))
-    return c.step("answer", right=lambda: [tokens[k] for k in j], most_attended_indices=lambda: j)
+               most_attended_ties_latest=lambda: A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1),
+               most_attended_skips_itself=lambda: np.argmax(np.where(np.eye(*A.shape, dtype=bool), -np.inf, A), axis=1))
+    return c.step("answer", right=lambda: [tokens[k] for k in j], most_attended_indices=lambda: [int(k) for k in j],
+                  most_attended_word_before=lambda: [tokens[k - 1] for k in j],
+                  most_attended_distinct_words=lambda: [sorted(set(tokens))[k] for k in j])
 
 
 # probes -------------------------------------------------------------------------------------------------------------
@@ -140,6 +143,12 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
+    "most-attended-skips-itself": "Your function never picks a token's own position (the diagonal); a token may "
+                                  "attend most to itself, and then the answer is its own word.",
+    "most-attended-word-before": "The column is right, but the word is read one place early (tokens[j - 1]): "
+                                 "Python counts from 0, so column j is tokens[j].",
+    "most-attended-distinct-words": "The column is right, but the word is read from the sorted distinct words; "
+                                    "column j of A is the key at position j, tokens[j], repeats included.",
     "entropy-uniform-assumed": "You returned the log of the number of keys a row attends to, the entropy of a "
                                "uniform row; the entropy depends on the weights themselves.",
     "entropy-weights-left-out": "You added up -log A over the keys without weighting each term by its A.",

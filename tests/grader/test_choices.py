@@ -133,7 +133,7 @@ LEFT_UNNAMED = {
     "self_attention": {"k-not-transposed", "va-instead-of-av"},
     "grouped_query_attention": {"heads-count-and-width-swapped", "heads-tokens-last", "head-slice-one-short",
                                 "k-not-transposed", "scores-diagonal-only", "va-instead-of-av",
-                                "returns-weights"},  # the heads' shapes no longer line up
+                                "returns-weights", "heads-split-rows"},  # the heads' shapes no longer line up
     "grouped_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "k-not-transposed",
                            "scale-floor-division", "softmax-max-wrong-axis"},
     "rolling_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
