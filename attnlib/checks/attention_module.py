@@ -359,8 +359,7 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
     stop_q, stop_k = (n_q - n_q % block, n_k - n_k % block) if whole else (n_q, n_k)
     walk_keys = c("key tiles", right="all", last_key_tile_dropped="last dropped", last_key_tile_dropped__short="short",
                   last_key_tile_dropped__partial="partial")
-    stop_k = max(stop_k - block, 0) if walk_keys == "last dropped" else n_k - n_k % block if walk_keys == "partial" \
-        else stop_k
+    stop_k = {"last dropped": max(stop_k - block, 0), "partial": n_k - n_k % block}.get(walk_keys, stop_k)
     local = c("tile mask", right=False, tile_mask_local=True)
     separately = c("tile normalisation", right=False, tiles_normalised_separately=True)
     running = c("running max", right=True, softmax_no_max_subtraction=False)

@@ -260,20 +260,21 @@ def test_each_kind_of_positions_matches_its_formula(positions):
     np.testing.assert_allclose(model.forward(tokens), positions_reference(model, tokens), atol=1e-10)
 
 
-def test_rope_model_sees_offsets_only_and_its_cache_holds_rotated_keys():
-    model = small(positions="rope", max_len=24)
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_rope_model_sees_offsets_only_and_its_cache_holds_rotated_keys(n_kv_heads):
+    model = small(positions="rope", n_kv_heads=n_kv_heads, max_len=24)
     tokens = rng(21).integers(0, 11, 14)
     cache = model.new_cache()
     rows = [model.step(tokens[:5], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(5, 14)]
     np.testing.assert_allclose(np.concatenate(rows), model.forward(tokens), atol=1e-12)
-    # the cached keys are layer 0's keys rotated by their positions: the same rows a full pass computes
+    # the cached keys are layer 0's keys (one per group) rotated by their positions: the rows a full pass computes
     p = model.params
     H = layer_norm(p["tok_emb"][tokens], p["blocks.0.ln1_g"], p["blocks.0.ln1_b"])
-    for h in range(model.n_heads):
-        cols = slice(h * model.d_head, (h + 1) * model.d_head)
-        np.testing.assert_allclose(cache.keys(0)[h], rotate_rows(H @ p["blocks.0.Wk"][:, cols], range(14)),
+    for g in range(n_kv_heads):
+        cols = slice(g * model.d_head, (g + 1) * model.d_head)
+        np.testing.assert_allclose(cache.keys(0)[g], rotate_rows(H @ p["blocks.0.Wk"][:, cols], range(14)),
                                    atol=1e-12)
-        np.testing.assert_allclose(cache.values(0)[h], H @ p["blocks.0.Wv"][:, cols], atol=1e-12)
+        np.testing.assert_allclose(cache.values(0)[g], H @ p["blocks.0.Wv"][:, cols], atol=1e-12)
     prompt = tokens[:3]
     np.testing.assert_array_equal(model.generate(prompt, 20), model.generate(prompt, 20, use_cache=False))
     hot = dict(temperature=1.0)
@@ -331,20 +332,6 @@ def test_as_many_groups_as_heads_is_the_plain_model():
     tokens = rng(31).integers(0, 11, (2, 9))
     np.testing.assert_array_equal(small(n_kv_heads=4).forward(tokens), small().forward(tokens))
     assert "n_kv_heads" not in repr(small(n_kv_heads=4)) and "n_kv_heads=2" in repr(small(n_kv_heads=2))
-
-
-def test_grouped_rope_model_caches_rotated_group_keys():
-    model = small(positions="rope", n_kv_heads=2, max_len=24)
-    tokens = rng(32).integers(0, 11, 14)
-    cache = model.new_cache()
-    rows = [model.step(tokens[:5], cache)] + [model.step(tokens[t:t + 1], cache) for t in range(5, 14)]
-    np.testing.assert_allclose(np.concatenate(rows), model.forward(tokens), atol=1e-12)
-    p = model.params
-    H = layer_norm(p["tok_emb"][tokens], p["blocks.0.ln1_g"], p["blocks.0.ln1_b"])
-    for g in range(2):
-        cols = slice(g * model.d_head, (g + 1) * model.d_head)
-        np.testing.assert_allclose(cache.keys(0)[g], rotate_rows(H @ p["blocks.0.Wk"][:, cols], range(14)),
-                                   atol=1e-12)
 
 
 def test_bad_groups_are_named():
