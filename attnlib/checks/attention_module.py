@@ -10,9 +10,9 @@ import numpy as np
 
 import attnlib as at
 from .choices import variant
-from .mask_and_softmax import scale_steps, weights, weights_steps
+from .mask_and_softmax import scale_steps, weights_steps
 from .probes import features, qk_probes, rand
-from .properties import argument_mixups, causality, huge_scores, intermediates, scale_finding
+from .properties import argument_mixups, causality, huge_scores, scale_finding
 from .spec import Exercise, Probe
 
 
@@ -30,10 +30,11 @@ def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
 
 def self_attention_steps(X, Wq, Wk, Wv, Wo=None, causal=True, *, c):
     """O = attention(X Wq, X Wk, X Wv), then Wo if given."""
-    Q, K, V = c.step("projections", right=lambda: (X @ Wq, X @ Wk, X @ Wv),
-                     weights_transposed=lambda: (X @ Wq.T, X @ Wk.T, X @ Wv.T))
+    side = c("projections", right=lambda W: W, weights_transposed=lambda W: W.T)  # W.T: the column-vector habit
+    Q, K, V = X @ side(Wq), X @ side(Wk), X @ side(Wv)
     O = attention_steps(Q, K, V, causal, True, c=c, widths={"scale_by_d_model": X.shape[1]})
-    return c("output projection", right=O if Wo is None else O @ Wo, wo_ignored=O)
+    O = c.step("output projection", right=lambda: O if Wo is None else O @ side(Wo), wo_ignored=lambda: O)
+    return c.step("residual", right=lambda: O, extra_residual=lambda: X + O)
 
 
 attention = variant(attention_steps)  # the reference, for the findings below
@@ -48,6 +49,7 @@ CHOICES = {
     "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
     "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",
     "output projection": "Look at how your function uses Wo when one is given.",
+    "residual": "Look at what your function returns: the attention output alone, with no input added back.",
     "tile remainder": "Look at the last tile when n is not a multiple of block: its rows and keys count too.",
     "key tiles": "Look at where your loop over key tiles stops: the last tile a query may see is included.",
     "tile mask": "Look at the positions your mask compares inside a tile: those of the whole sequence.",
@@ -120,16 +122,6 @@ def _sizes(p):
     return {"d": Q.shape[1], "n_q": Q.shape[0], "n_k": K.shape[0], "d_v": V.shape[1]}
 
 
-def _self_attention_intermediates(X, Wq, Wk, Wv, Wo=None, causal=True):
-    Q, K, V = X @ Wq, X @ Wk, X @ Wv
-    O = attention(Q, K, V, causal)
-    found = [("returns-weights", weights(Q, K, causal)), ("extra-residual", X + (O if Wo is None else O @ Wo))]
-    if Wo is not None and Wq.shape[0] == Wq.shape[1] == Wv.shape[1]:
-        O_t = attention(X @ Wq.T, X @ Wk.T, X @ Wv.T, causal)
-        found.append(("weights-transposed", O_t @ Wo.T))
-    return found
-
-
 def _sa_sizes(p):
     X, Wq, Wk, Wv = p.args[:4]
     return {"d": Wq.shape[1], "d_model": X.shape[1], "d_v": Wv.shape[1], "n": X.shape[0]}
@@ -167,7 +159,6 @@ FINDINGS = {
     "self_attention": [
         weights_axis(_x_with_identity_values(164, 5)),
         scale_finding(at.self_attention, 1, _sa_sizes),
-        intermediates(_self_attention_intermediates),
         argument_mixups(at.self_attention, ("X", "Wq", "Wk", "Wv", "Wo")),
         causality((rand(160, 5, 4), rand(161, 4, 4), rand(162, 4, 4), rand(163, 4, 3)), {}, [0]),
     ],

@@ -5,7 +5,7 @@ import numpy as np
 
 import attnlib as at
 from .probes import features, rand
-from .properties import causality, failing, intermediates, large_offset, precision, shift_invariance
+from .properties import causality, failing, large_offset, precision, shift_invariance
 from .spec import Exercise, Probe
 
 
@@ -13,13 +13,17 @@ from .spec import Exercise, Probe
 
 def layer_norm_steps(X, g, b, eps=1e-5, *, c):
     """(X - mean) / sqrt(var + eps) * g + b along each row."""
-    axis = c("norm axis", right=-1, layer_norm_wrong_axis=0)
+    axis = c("norm axis", right=-1, layer_norm_wrong_axis=0, layer_norm_whole_matrix=None)
     mu = X.mean(axis=axis, keepdims=True)
     var = X.var(axis=axis, keepdims=True, ddof=c("norm variance", right=0, layer_norm_unbiased_variance=1))
-    eps = c("norm eps", right=eps, layer_norm_eps_ignored=1e-5)
-    r = c.step("norm std", right=lambda: np.sqrt(var + eps), layer_norm_eps_outside_sqrt=lambda: np.sqrt(var) + eps)
-    scale, shift = c("gain and bias", right=(g, b), layer_norm_gain_bias_swapped=(b, g))
-    return (X - mu) / r * scale + shift
+    eps = c("norm eps", right=eps, layer_norm_eps_ignored=1e-5, layer_norm_eps_ignored__zero=0.0)
+    r = c.step("norm std", right=lambda: np.sqrt(var + eps), layer_norm_eps_outside_sqrt=lambda: np.sqrt(var) + eps,
+               layer_norm_divides_by_variance=lambda: var + eps)
+    x_hat = (X - c("centre", right=mu, layer_norm_not_centred=0.0)) / r
+    scale, shift = c("gain and bias", right=(g, b), layer_norm_gain_bias_swapped=(b, g),
+                     layer_norm_gain_bias_missing=(1.0, 0.0))
+    return c.step("affine", right=lambda: x_hat * scale + shift,
+                  layer_norm_gain_bias_order=lambda: (x_hat + shift) * scale)
 
 
 def _ln_probe(seed, n, d, spread, offset=1.0, shift=0.0, **kw):
@@ -45,31 +49,40 @@ def block_steps(X, p, n_heads, causal=True, *, c):
     """Y = X + MHA(LN1(X)); out = Y + MLP(LN2(Y)), pre-LN. The sub-layers are attnlib's: their own mistakes are
     their own exercises'."""
     def ln(H, which):
-        return _ln(H, p, c("second norm", right=which, layer_norm_reused="ln1") if which == "ln2" else which)
+        if which == "ln1":
+            return _ln(H, p, "ln1") if c("first norm", right=True, layer_norm_missing=False) else H
+        which = c("second norm", right=which, layer_norm_reused="ln1", layer_norm_missing__second=None)
+        return H if which is None else _ln(H, p, which)
 
     def attend(H):
         return _attend(H, p, c("block heads", right=n_heads, heads_ignored=1), causal)
 
     def mlp(H):
-        return _mlp(H, p, act=c("mlp activation", right=at.gelu, mlp_missing_gelu=lambda Z: Z,
-                                activation_not_gelu=lambda Z: np.maximum(Z, 0.0)),
-                    late_bias=c("mlp bias", right=False, bias_after_activation=True))
+        act = c("mlp activation", right=at.gelu, mlp_missing_gelu=lambda Z: Z,
+                activation_not_gelu=lambda Z: np.maximum(Z, 0.0))
+        b1, b2 = c("mlp biases", right=(p["b1"], p["b2"]), bias_missing=(0.0, p["b2"]), bias_missing__b2=(p["b1"], 0.0))
+        return c.step("mlp bias", right=lambda: act(H @ p["W1"] + b1) @ p["W2"] + b2,
+                      bias_after_activation=lambda: (act(H @ p["W1"]) + b1) @ p["W2"] + b2,
+                      gelu_misplaced=lambda: act((H @ p["W1"] + b1) @ p["W2"] + b2))
 
-    if c("norm placement", right="pre", post_ln="post") == "post":
+    placement = c("norm placement", right="pre", post_ln="post", parallel_block="parallel",
+                  residual_missing__both="no residuals")
+    if placement == "post":
         Y = ln(X + attend(X), "ln1")
         return ln(Y + mlp(Y), "ln2")
-    Y = c("attention residual", right=X, residual_missing=0.0) + attend(ln(X, "ln1"))
-    return c("mlp residual", right=Y, residual_missing__mlp=0.0) + mlp(ln(Y, "ln2"))
+    L1 = ln(X, "ln1")
+    A = attend(L1)
+    Y = c("attention residual", right=X, residual_missing=0.0, residual_adds_normalised=L1) + A
+    if placement != "pre":  # parallel: both sub-layers read X; no residuals: each reads the last one's output
+        return Y + mlp(ln(X, "ln2")) if placement == "parallel" else mlp(ln(A, "ln2"))
+    H = ln(c("mlp input", right=Y, mlp_reads_wrong_input=A), "ln2")
+    return c.step("mlp residual", right=lambda: Y, residual_missing__mlp=lambda: 0.0,
+                  residual_adds_normalised__mlp=lambda: ln(Y, "ln2"),
+                  residual_adds_normalised__added=lambda: Y + ln(Y, "ln2")) + mlp(H)
 
 
 def _attend(H, p, n_heads, causal):
     return at.multi_head_attention(H, p["Wq"], p["Wk"], p["Wv"], p["Wo"], n_heads, causal)
-
-
-def _mlp(H, p, act=at.gelu, late_bias=False):
-    if late_bias:
-        return (act(H @ p["W1"]) + p["b1"]) @ p["W2"] + p["b2"]
-    return act(H @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
 
 
 def _ln(H, p, which):
@@ -78,12 +91,17 @@ def _ln(H, p, which):
 
 CHOICES = {
     "gelu brackets": "Look at the brackets inside your tanh: which terms the constant in front multiplies.",
-    "mlp bias": "Look at where b1 enters: before or after the non-linearity.",
+    "mlp bias": "Look at the MLP's order: W1, plus b1, GELU, then W2 plus b2.",
+    "mlp biases": "Count the biases your MLP adds: b1 after W1, b2 after W2.",
+    "mlp input": "Look at what the MLP reads: the layer norm of the stream after attention's residual.",
+    "first norm": "Look at what attention reads: the layer norm of the block's input, not the input itself.",
     "norm axis": "Look at the axis of your mean and variance: along each row, one token's features.",
     "norm variance": "Look at what your variance divides by: d, the biased variance.",
     "norm eps": "Look at how your function uses its eps argument.",
     "norm std": "Look at where eps goes: inside the square root, added to the variance.",
     "gain and bias": "Look at which of g and b multiplies and which is added.",
+    "centre": "Look at what you subtract from each row before dividing: its own mean.",
+    "affine": "Look at the order of the last two steps: the normalised row times g, then plus b.",
     "gelu formula": "Check three things: the leading half times x, the root of two over pi, and the cubic term "
                     "inside the tanh.",
     "second norm": "Look at which parameters your second layer norm uses: ln2's own.",
@@ -158,17 +176,6 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
-def _ln_intermediates(X, g, b, eps=1e-5):
-    mu, var = X.mean(axis=-1, keepdims=True), X.var(axis=-1, keepdims=True)
-    x_hat = (X - mu) / np.sqrt(var + eps)
-    return [("layer-norm-gain-bias-missing", x_hat),
-            ("layer-norm-eps-ignored", (X - mu) / np.sqrt(var) * g + b),
-            ("layer-norm-divides-by-variance", (X - mu) / (var + eps) * g + b),
-            ("layer-norm-gain-bias-order", (x_hat + b) * g),
-            ("layer-norm-whole-matrix", (X - X.mean()) / np.sqrt(X.var() + eps) * g + b),
-            ("layer-norm-not-centred", X / np.sqrt(var + eps) * g + b)]
-
-
 def _row_offsets(X):
     return X + 1e7 * np.arange(1, len(X) + 1)[:, None]
 
@@ -199,32 +206,6 @@ def gelu_constants(f, seen):
     return None
 
 
-def _block_variants(X, p, n_heads, causal=True):
-    """Blocks with their sub-layers wired differently: (id, output)."""
-    def attend(H):
-        return _attend(H, p, n_heads, causal)
-
-    def mlp(H, act=at.gelu):
-        return _mlp(H, p, act)
-    L1 = _ln(X, p, "ln1")
-    A = attend(L1)
-    Y = X + A
-    return [
-        ("parallel-block", X + A + mlp(_ln(X, p, "ln2"))),
-        ("residual-adds-normalised", L1 + A + mlp(_ln(L1 + A, p, "ln2"))),
-        ("residual-adds-normalised", _ln(L1 + A, p, "ln2") + mlp(_ln(L1 + A, p, "ln2"))),
-        ("residual-adds-normalised", Y + _ln(Y, p, "ln2") + mlp(_ln(Y, p, "ln2"))),
-        ("mlp-reads-wrong-input", Y + mlp(_ln(X, p, "ln2"))),
-        ("mlp-reads-wrong-input", Y + mlp(_ln(A, p, "ln2"))),
-        ("layer-norm-missing", X + attend(X) + mlp(_ln(X + attend(X), p, "ln2"))),
-        ("layer-norm-missing", Y + mlp(Y)),
-        ("gelu-misplaced", Y + at.gelu((_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"])),
-        ("activation-not-gelu", Y + mlp(_ln(Y, p, "ln2"), act=lambda Z: np.maximum(Z, 0.0))),
-        ("bias-missing", Y + at.gelu(_ln(Y, p, "ln2") @ p["W1"]) @ p["W2"] + p["b2"]),
-        ("bias-missing", Y + at.gelu(_ln(Y, p, "ln2") @ p["W1"] + p["b1"]) @ p["W2"]),
-    ]
-
-
 def output_normalised(f, seen):
     """Each column of the output is a scaled, shifted copy of the normalised right answer: an extra layer norm."""
     for _p, got, e in failing(seen):
@@ -246,11 +227,9 @@ FINDINGS = {
                                     "and your other results agree to float64 precision: the variance lost its digits")),
         shift_invariance(0, _row_offsets, "variance-cancellation",
                          "adding a large constant to each row changed your result; layer norm must not change"),
-        intermediates(_ln_intermediates),
     ],
     "gelu": [gelu_constants],
     "transformer_block": [
-        intermediates(_block_variants),
         output_normalised,
         causality((rand(470, 5, 6), _block_params(471, 6, 24), 2), {"causal": False}, [0]),
     ],

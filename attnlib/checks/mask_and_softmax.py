@@ -10,7 +10,7 @@ import numpy as np
 import attnlib as at
 from .choices import Choices, variant, variants
 from .probes import qk_probes, rand, tokens
-from .properties import causality, failing, huge_scores, intermediates, name_pattern, row_factor, scale_finding
+from .properties import causality, failing, huge_scores, name_pattern, row_factor, scale_finding
 from .runner import close, quiet
 from .spec import Exercise, Probe
 
@@ -102,6 +102,25 @@ def weights_steps(Q, K, causal=True, scale=True, *, c, widths=None):
     return E / E.sum(axis=-1, keepdims=True)
 
 
+def weights_exercise_steps(Q, K, causal=True, scale=True, *, c):
+    """attention_weights as its exercise grades it: also what comes before the softmax returned in its place."""
+    A = weights_steps(Q, K, causal, scale, c=c)
+    S = scores(Q, K, scale)
+    return c.step("weights returned", right=lambda: A, returns_scores=lambda: mask(S, causal),
+                  returns_scores__unmasked=lambda: S, softmax_not_normalised__raw=lambda: np.exp(mask(S, causal)))
+
+
+def softmax_exercise_steps(S, axis=-1, *, c):
+    """softmax as its exercise grades it: also its log returned, or infinite scores read as 0."""
+    A = softmax_steps(S, axis, c=c)
+    m, Z = S.max(axis=axis, keepdims=True), np.where(np.isinf(S), 0.0, S)  # Z: infinite scores read as 0
+    E = np.exp(Z - Z.max(axis=axis, keepdims=True))
+    with np.errstate(all="ignore"):
+        return c.step("softmax returned", right=lambda: A,
+                      log_softmax=lambda: S - m - np.log(np.exp(S - m).sum(axis=axis, keepdims=True)),
+                      mask_value_zero__read_as_zero=lambda: E / E.sum(axis=axis, keepdims=True))
+
+
 def causal_mask_steps(n, *, c):
     """M (n, n): 0 where key j <= query i, -inf after."""
     return mask_value_steps(keep_steps(n, n, c), c)
@@ -160,6 +179,8 @@ CHOICES = {
     "mask boundary": "Look at the comparison that decides which keys a query may see: itself and the past.",
     "mask switch": "Look at how your function uses its causal argument.",
     "mask value": "Look at the value you put on the hidden scores, and how it enters: the exponential of it must be 0.",
+    "weights returned": "Look at what you return: the weights, after the softmax.",
+    "softmax returned": "Look at what you return: the probabilities themselves, each row summing to 1.",
     "mask added": "Look at how the mask meets the scores: added to them, -inf where a key is hidden.",
     "score scale": "Look at the factor on the scores: it comes from the width d of the queries and keys alone.",
     "scale switch": "Look at how your function uses its scale argument.",
@@ -191,7 +212,7 @@ EXERCISES = [
                 Probe((rand(73, 4, 6),), {"axis": 0}, names=("S",)),
                 Probe((rand(74, 3, 4, scale=900.0),), names=("S",)),
                 Probe((rand(76, 3, 1),), names=("S",))],  # an axis of length 1: every entry is 1
-        pipeline=softmax_steps,
+        pipeline=softmax_exercise_steps,
         verified="rows sum to 1 on 2-D and 3-D inputs, -inf entries, axis=0, an axis of length 1 and logits near 1e3 "
                  "that overflow exp",
         hint1="Exponentiate every score, then divide by the sum along the given axis, so that the entries "
@@ -218,7 +239,7 @@ EXERCISES = [
         uses=('softmax', 'causal_mask'),
         reference=at.attention_weights,
         probes=QK_PROBES,
-        pipeline=weights_steps,
+        pipeline=weights_exercise_steps,
         verified="scaled, masked, row-wise softmax for n_q < n_k, n_q = n_k, causal=False, scale=False and huge logits",
         hint1="Three steps: the scores (every query against every key, divided by the square root of the "
               "query width d), then minus infinity on the future, then a softmax along each row.",
@@ -303,12 +324,6 @@ def _shifted_rows(f, seen, S, which):
     return None
 
 
-def _softmax_intermediates(S, axis=-1):
-    m = S.max(axis=axis, keepdims=True)
-    logA = S - m - np.log(np.exp(S - m).sum(axis=axis, keepdims=True))  # finite where A underflows to 0
-    return [("log-softmax", logA), ("mask-value-zero", softmax(np.where(np.isinf(S), 0.0, S), axis))]
-
-
 def _rows_along(a, p):
     """The rows a softmax normalises, one per line: the probe's axis moved last, the other axes flattened."""
     axis = p.kwargs.get("axis", -1)
@@ -351,24 +366,17 @@ def _scaled(p):
     return p.kwargs.get("scale", True)
 
 
-def _weights_intermediates(Q, K, causal=True, scale=True):
-    S = scores(Q, K, scale)
-    return [("returns-scores", mask(S, causal)), ("returns-scores", S), ("softmax-not-normalised",
-                                                                         np.exp(mask(S, causal)))]
-
-
 WEIGHTS_FINDINGS = [
     causality((rand(90, 5, 4), rand(91, 5, 4)), {}, [1]),
     causality((rand(92, 3, 4), rand(93, 6, 4)), {}, [1]),
     scale_finding(weights, 0, _qk_sizes, _scaled),
-    intermediates(_weights_intermediates),
     huge_scores(0),
     normalisation,
 ]
 
 FINDINGS = {
     "causal_mask": [mask_pattern],
-    "softmax": [shifted_rows, intermediates(_softmax_intermediates), normalisation],
+    "softmax": [shifted_rows, normalisation],
     "score_scale": [measured_factor],
     "attention_weights": WEIGHTS_FINDINGS,
 }

@@ -11,7 +11,7 @@ import numpy as np
 import attnlib as at
 from .mask_and_softmax import scale_steps, softmax, weights_steps
 from .probes import features, rand
-from .properties import intermediates, large_offset, precision, shift_invariance
+from .properties import large_offset, precision, shift_invariance
 from .spec import Exercise, Probe
 
 
@@ -20,7 +20,8 @@ from .spec import Exercise, Probe
 def next_token_logits_steps(H, W_vocab, *, c):
     """logits (vocab,) = H[-1] @ W_vocab: the last position predicts the next token."""
     h = c.step("which row", right=lambda: H[-1], first_row_not_last=lambda: H[0], logits_for_every_row=lambda: H,
-               mean_of_rows=lambda: H.mean(axis=0))
+               mean_of_rows=lambda: H.mean(axis=0), mean_of_rows__summed=lambda: H.sum(axis=0),
+               wrong_row=lambda: H[-2], wrong_row__wraps=lambda: H[len(H) - 2])
     z = h @ W_vocab
     return c.step("raw scores", right=lambda: z, softmax_applied_to_logits=lambda: softmax(z))
 
@@ -33,7 +34,9 @@ def softmax_backward_steps(A, dA, *, c):
     axis = c("softmax backward sum", right=-1, softmax_backward_sum_wrong_axis=-2,
              softmax_backward_sum_wrong_axis__first=0)
     shared = c.step("softmax backward reduction", right=lambda: (dA * A).sum(axis=axis, keepdims=axis != 0),
-                    softmax_backward_mean_not_sum=lambda: (dA * A).mean(axis=axis, keepdims=axis != 0))
+                    softmax_backward_mean_not_sum=lambda: (dA * A).mean(axis=axis, keepdims=axis != 0),
+                    softmax_backward_diagonal_only=lambda: dA * A, softmax_backward_sum_wrong_axis__whole=lambda:
+                    (dA * A).sum(), softmax_backward_unweighted_sum=lambda: dA.sum(axis=axis, keepdims=axis != 0))
     return c.terms("softmax-backward", own=F * dA, row_sum=-F * shared)
 
 
@@ -241,26 +244,13 @@ EXERCISES = [
 
 # property findings (properties.py) -------------------------------------------------------------------------------
 
-def _logit_intermediates(H, W_vocab):
-    rows = [("wrong-row", H[k] @ W_vocab) for k in range(1, len(H) - 1)]
-    return rows + [("mean-of-rows", H.sum(axis=0) @ W_vocab)]
-
-
-def _backward_intermediates(A, dA):
-    return [("softmax-backward-diagonal-only", A * (1 - A) * dA),
-            ("softmax-backward-sum-wrong-axis", A * (dA - np.sum(dA * A))),
-            ("softmax-backward-unweighted-sum", A * (dA - dA.sum(axis=-1, keepdims=True)))]
-
-
 def _offset_rows(dA):
     return dA + 1e4
 
 
 FINDINGS = {
-    "next_token_logits": [intermediates(_logit_intermediates)],
     "softmax_backward": [
         precision(large_offset(1)),
-        intermediates(_backward_intermediates),
         shift_invariance(1, _offset_rows, "precision-loss",
                          "adding the same constant to every entry of dA changed your result; it must not"),
     ],

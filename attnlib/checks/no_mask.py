@@ -4,9 +4,9 @@ import numpy as np
 
 import attnlib as at
 from .attention_module import attention_steps
-from .mask_and_softmax import mask_value_steps, weights
+from .mask_and_softmax import mask_value_steps
 from .probes import features, rand, tokens
-from .properties import huge_scores, intermediates, scale_finding, visibility
+from .properties import huge_scores, scale_finding, visibility
 from .spec import Exercise, Probe
 
 
@@ -113,10 +113,6 @@ def _cross_sizes(p):
     return {"d": Wq.shape[1], "d_model": X.shape[1], "n_q": X.shape[0], "n_k": Z.shape[0], "d_v": Wv.shape[1]}
 
 
-def _cross_intermediates(X, Z, Wq, Wk, Wv):
-    return [("returns-weights", weights(X @ Wq, Z @ Wk, causal=False))]
-
-
 def padding_pattern(f, seen):
     """Read a boolean mask off its dtype."""
     for _p, o, _e in seen:
@@ -127,8 +123,7 @@ def padding_pattern(f, seen):
 
 FINDINGS = {
     "padding_mask": [padding_pattern],
-    "cross_attention": [every_key_visible, scale_finding(cross_attention, 2, _cross_sizes), huge_scores(0),
-                        intermediates(_cross_intermediates)],
+    "cross_attention": [every_key_visible, scale_finding(cross_attention, 2, _cross_sizes), huge_scores(0)],
 }
 
 

@@ -3,7 +3,6 @@ import numpy as np
 
 import attnlib as at
 from .probes import features, rand
-from .properties import intermediates
 from .spec import Exercise, Probe
 
 
@@ -12,7 +11,9 @@ from .spec import Exercise, Probe
 def project_steps(x, W, *, c):
     """x' = x @ W, (d_out,)."""
     return c.step("product", right=lambda: x @ W, weights_transposed=lambda: W @ x,
-                  sum_skips_first=lambda: x[1:] @ W[1:], sum_stops_short=lambda: x[:-1] @ W[:-1])
+                  sum_skips_first=lambda: x[1:] @ W[1:], sum_stops_short=lambda: x[:-1] @ W[:-1],
+                  products_not_summed=lambda: x[:, None] * W, sum_wrong_axis=lambda: (x[:, None] * W).sum(axis=1),
+                  mean_instead_of_sum=lambda: x @ W / len(x))
 
 
 def compose(W1, W2):
@@ -72,14 +73,6 @@ EXERCISES = [
     ),
 ]
 
-
-FINDINGS = {
-    "project": [intermediates(lambda x, W: [
-        ("products-not-summed", x[:, None] * W),
-        ("sum-wrong-axis", (x[:, None] * W).sum(axis=1)),
-        ("mean-instead-of-sum", x @ W / len(x)),
-    ])],
-}
 
 DIAGNOSES = {
     "sum-stops-short": "The sum over the inner index stops one short: the last of the features it runs over never "

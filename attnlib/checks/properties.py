@@ -383,28 +383,7 @@ SCALE_BY = {"n_k": "scale-by-length", "n_q": "scale-by-length", "t": "scale-by-l
 
 
 # ----------------------------------------------------------------------------
-# intermediates and named variants of the inputs
-
-def intermediates(candidates):
-    """A finding: the output equals one of the intermediate quantities `candidates(*args, **kwargs)` lists.
-
-    candidates returns [(id, array or None)]; an id wins when it matches on every failing probe it applies to.
-    """
-    def finding(f, seen):
-        tally = {}
-        for p, o, e in seen:
-            if o.kind != "ok" or close(o.value, e):
-                continue
-            matched = {}
-            for diagnosis, value in quiet(candidates, *p.args, **p.kwargs) or []:
-                if value is not None:
-                    ok = close(o.value, value) and not close(value, e)
-                    matched[diagnosis] = matched.get(diagnosis, False) or ok
-            for diagnosis, ok in matched.items():
-                tally[diagnosis] = tally.get(diagnosis, True) and ok
-        return next((d for d, ok in tally.items() if ok), None)
-    return finding
-
+# named variants of the inputs
 
 def argument_mixups(reference, names):
     """A finding: the output is the reference with one argument used in place of another of its kind (an array of

@@ -2,7 +2,6 @@
 import numpy as np
 
 from .probes import features, rand
-from .properties import intermediates
 from .spec import Exercise, Probe
 
 
@@ -20,7 +19,8 @@ def values_steps(tokens, table, Wv, *, c):
                    rows_from_table_not_tokens=lambda: list(table), tokens_sorted=lambda: sorted(tokens),
                    rows_from_table_not_tokens__by_position=lambda: [list(table)[i] for i in range(len(tokens))])
     X = np.array([table[w] for w in words])  # (n, d_model)
-    return X @ c("value weights", right=Wv, weights_transposed=Wv.T)
+    return c.step("value weights", right=lambda: X @ Wv, weights_transposed=lambda: X @ Wv.T,
+                  projection_missing=lambda: X)
 
 
 def _table(seed, words, d):
@@ -118,12 +118,6 @@ EXERCISES = [
     ),
 ]
 
-
-FINDINGS = {
-    "values": [intermediates(lambda tokens, table, Wv: [
-        ("projection-missing", np.array([table[t] for t in tokens])),
-    ])],
-}
 
 DIAGNOSES = {
     "one-hot-not-float": "The 0s and 1s are right but not floats: the exercise asks for a float array.",
