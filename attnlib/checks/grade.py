@@ -279,9 +279,8 @@ def _diagnose(ex, outcomes, expected, ask, defaults=None):
     """(id, detail, nudge) of the recognised mistake. In order: what the run saw (a changed input, a timeout); a
     default of the learner's signature (`defaults`) that the reference reproduces them with; the neighbour of the
     exercise's pipeline that reproduces the learner on every probe (choices.py), or the terms its
-    gradient is rebuilt from; a hand-written wrong variant that agrees on every probe (for what no choice
-    expresses); the exercise's property findings, then the general ones; a hand-written variant that agrees
-    wherever the learner returned a value; what the output looks like. The nudge is the changed choice's, if any."""
+    gradient is rebuilt from; the exercise's property findings, then the general ones; what the output looks
+    like. The nudge is the changed choice's, if any."""
     if any(o.mutated for o in outcomes):
         return "mutates-input", None, ""
     if any(o.kind == "timeout" for o in outcomes):
@@ -296,23 +295,13 @@ def _diagnose(ex, outcomes, expected, ask, defaults=None):
             terms = [f"in {key[0]}, the term {key[1]} carries a factor {k:g} instead of 1"
                      for key, k in changed.items() if isinstance(key, tuple)]
             return diagnosis, "; ".join(terms) or None, _nudge(_choice(k) for k in changed)
-    for diagnosis, wrong in ex.mistakes:
-        if choices.matches(wrong, ex.probes, outcomes, expected):
-            return diagnosis, None, ""
     seen = list(zip(ex.probes, outcomes, expected))
     names = ex.probes[0].names or tuple(f"argument {k}" for k in range(len(ex.probes[0].args)))
     diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL + [argument_mixups(ex.reference, names)],
                                       ask, seen)
     if diagnosis:
         return diagnosis, detail, nudge_for(ex.name, diagnosis)  # a choice's nudge, where a choice names it too
-    answered = [k for k, o in enumerate(outcomes) if o.kind == "ok"]
     i = next(i for i, (o, e) in enumerate(zip(outcomes, expected)) if o.kind != "ok" or not close(o.value, e))
-    for subset in (answered, [i] if outcomes[i].kind == "ok" else []):
-        if not subset:
-            continue
-        for diagnosis, wrong in ex.mistakes:
-            if choices.matches(wrong, *([xs[k] for k in subset] for xs in (ex.probes, outcomes, expected))):
-                return diagnosis, None, ""
     return _generic(outcomes[i], expected[i]), None, ""
 
 

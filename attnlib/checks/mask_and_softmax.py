@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 import attnlib as at
-from .choices import Choices, variant, variants
+from .choices import Choices, variant
 from .probes import qk_probes, rand, tokens
 from .properties import causality, failing, huge_scores, name_pattern, row_factor, scale_finding
 from .runner import close, quiet
@@ -153,16 +153,6 @@ def mask(S, causal=True):
 def scores(Q, K, scale=True):
     return score_steps(Q, K, scale, Choices())
 
-
-# What later lessons reuse: the wrong weights as functions, generated from the pipeline.
-WEIGHTS_MISTAKES = variants(weights_steps, QK_PROBES)
-scale_by_d = variant(weights_steps, "score scale", "scale_by_d")
-scale_missing = variant(weights_steps, "score scale", "scale_missing")
-softmax_no_max_subtraction = variant(weights_steps, "softmax max", "softmax_no_max_subtraction")
-softmax_wrong_axis = variant(weights_steps, "softmax axis", "softmax_wrong_axis")
-kq_instead_of_qk = variant(weights_steps, "score product", "kq_instead_of_qk")
-mask_not_applied = variant(weights_steps, "mask switch", "mask_not_applied")
-mask_always_applied = variant(weights_steps, "mask switch", "mask_always_applied")
 
 # MAX_ELSEWHERE: the softmaxes whose sum runs along `axis` but whose max does not (for shifted_rows)
 MAX_ELSEWHERE = [("across rows", variant(softmax_steps, "softmax max", "softmax_max_wrong_axis")),

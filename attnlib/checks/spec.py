@@ -78,15 +78,11 @@ def _shape(a):
 
 @dataclass(kw_only=True)
 class Exercise:
-    """One graded exercise: the learner's function must agree with `reference` on every probe.
-
-    `mistakes` lists (diagnosis id, wrong function), most specific first: a learner
-    whose outputs agree with a wrong function on every probe gets that id.
-    """
+    """One graded exercise: the learner's function must agree with `reference` on every probe; the neighbours of
+    its `pipeline` name a mistake (choices.py)."""
     name: str                # the exercise name, as in check(name, fn)
     reference: object        # callable giving the expected output
     probes: list             # [Probe]
-    mistakes: list = ()      # [(diagnosis id from DIAGNOSES, callable with the exercise's signature)]
     verified: str            # one line shown on a pass: what the probes covered
     hint1: str               # the concept
     hint2: str               # a nudge: a shape, an axis or a line, no solving code

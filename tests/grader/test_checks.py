@@ -13,7 +13,7 @@ from attnlib.checks import CheckFailed, check, registry
 from attnlib.checks.generation_and_kv_cache import cache_step
 from attnlib.checks.no_mask import cross_attention
 from attnlib.checks.positions import embed
-from attnlib.checks.runner import close, quiet
+from attnlib.checks.runner import close
 from attnlib.checks.tokens_and_values import values
 from attnlib.checks.trained_attention import most_attended
 from helpers import need
@@ -258,22 +258,6 @@ def test_every_check_has_three_different_hints():
     for name in checks.NAMES:
         h1, h2, h3 = checks.hints(name)
         assert h1 and h2 and h3 and len({h1, h2, h3}) == 3
-
-
-def test_every_mistake_is_a_named_function_that_can_fire():
-    """A mistake must differ from the reference on some probe, or it could never name anything."""
-    for ex in checks.EXERCISES.values():
-        for diagnosis, wrong in ex.mistakes:
-            assert wrong.__name__ != "<lambda>", (ex.name, diagnosis)
-            expected = [quiet(ex.reference, *p.args, **p.kwargs) for p in ex.probes]
-            got = [quiet(wrong, *p.args, **p.kwargs) for p in ex.probes]
-            assert any(g is not None and not close(g, e) for g, e in zip(got, expected)), (ex.name, wrong.__name__)
-
-
-def test_every_diagnosis_id_used_by_a_check_is_explained():
-    for ex in checks.EXERCISES.values():
-        for diagnosis, _ in ex.mistakes:
-            assert diagnosis in checks.DIAGNOSES, diagnosis
 
 
 def test_probes_use_non_square_shapes():
