@@ -349,10 +349,6 @@ DIAGNOSES = {
                                         "dK one row per key; the gradient of the scores reaches Q through K and "
                                         "reaches K through Q.",
     "attention-backward-transpose-missing": "A transpose is missing in one of the backward products.",
-    "layer-norm-backward-no-correction": "dX treats the row mean and the row standard deviation as constants: it is "
-                                         "the upstream gradient times g divided by the standard deviation, and "
-                                         "nothing more. Both statistics depend on every entry of the row, which "
-                                         "adds two corrections.",
     "layer-norm-backward-mean-term-missing": "dX lacks the correction from the row mean, which depends on every entry "
                                              "of the row.",
     "layer-norm-backward-variance-term-missing": "dX lacks the correction from the row variance, which depends on "
@@ -368,7 +364,6 @@ DIAGNOSES = {
 }
 
 NUDGES = {
-    "layer-norm-backward-no-correction": "Count the terms in your dX: the mean and the variance each add one.",
     "layer-norm-backward-mean-term-missing": "Add up each row of your dX: the sums should be zero.",
     "layer-norm-backward-variance-term-missing": "Multiply each row of your dX by the centred row of X and add it "
                                                  "up: it should be almost zero.",
