@@ -213,6 +213,8 @@ DIAGNOSES = {
     "axis-dropped": "The values are right but an axis of length 1 was dropped (a squeeze, or an integer index): "
                     "one row, one head or one column is still an axis of the result.",
     "only-one-row": "Only one row was computed; the result needs one row per input row.",
+    "axis-summed-away": "Your result is the right one added up along one of its axes: an index that must stay in the result was summed over (or averaged) instead.",
+    "only-the-diagonal": "Your result holds only the diagonal of the right matrix: row i was paired with row i alone, where every row is paired with every other.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
                        "starts or stops one step early.",
     "input-transposed": "An input was used transposed: rows are tokens, columns are features.",
@@ -236,6 +238,10 @@ DIAGNOSES = {
     "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
     "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
     "log-softmax": "You returned the log of the softmax instead of the probabilities.",
+    "softmax-base-two": "Your exponentials were powers of 2 instead of powers of e: the result is the softmax of the "
+                        "scores times ln 2, flatter than the right one.",
+    "softmax-base-ten": "Your exponentials were powers of 10 instead of powers of e: the result is the softmax of the "
+                        "scores times ln 10, sharper than the right one.",
     "softmax-max-wrong-axis": "The maximum you subtract is not each row's own: one taken across rows shifts the "
                               "entries of a row by different amounts, and one taken over the whole array can push a "
                               "row so far down that it underflows to 0/0.",
@@ -340,6 +346,8 @@ NUDGES = {
     "extra-axis": "Look at how you index the row: a slice keeps the axis, an integer drops it.",
     "axis-dropped": "Try your function with one row: look for a squeeze or an integer index that drops the axis.",
     "only-one-row": "Look at which rows of the input you use.",
+    "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or your product letters drop?",
+    "only-the-diagonal": "Look at how you pair the rows: every one with every one, not the i-th with the i-th.",
     "loop-off-by-one": "Look at the range of your loop.",
     "input-transposed": "Write the shape of each operand of your product next to it.",
     "wrong-argument-used": "Read each line and check that every argument is used where it belongs (the detail "

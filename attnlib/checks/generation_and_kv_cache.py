@@ -180,6 +180,7 @@ def top_p_filter_steps(logits, p, *, c):
                    top_p_crossing_token_dropped=lambda: np.searchsorted(total, p),
                    top_p_crossing_token_dropped__at_most=lambda: np.searchsorted(total, p, side="right"),
                    top_p_crossing_token_dropped__top_kept=lambda: max(np.searchsorted(total, p, side="right"), 1),
+                   top_p_crossing_token_dropped__top_kept_reaching=lambda: max(np.searchsorted(total, p), 1),
                    top_p_fraction_of_the_vocabulary=lambda: int(np.ceil(p * len(P))))
         kept = c.step("nucleus", right=lambda: np.isin(np.arange(len(z)), order[:n]),
                       top_p_drops_the_top=lambda: np.isin(np.arange(len(z)), order[1:n]),

@@ -30,7 +30,7 @@ def learned_scores(X, Wq, Wk):
 def learned_scores_steps(X, Wq, Wk, *, c):
     """S = (X Wq)(X Wk)ᵀ."""
     Q, K = c.step("projections", right=lambda: (X @ Wq, X @ Wk), projection_missing=lambda: (X, X),
-                  weights_transposed=lambda: (X @ Wq.T, X @ Wk.T))
+                  weights_transposed=lambda: (X @ Wq.T, X @ Wk.T), keys_without_x=lambda: (X @ Wq, Wk))
     return similarity_steps(Q, K, c=c)
 
 
@@ -94,4 +94,6 @@ DIAGNOSES = {
                             "every query with every key.",
     "scores-feature-by-feature": "You multiplied Qᵀ by K, a (d, d) matrix of features against features, while the "
                                  "scores compare tokens with tokens.",
+    "keys-without-x": "The keys were never made from X: the queries met Wk itself, one column per input feature, "
+                      "instead of the keys X Wk, one row per token.",
 }

@@ -111,8 +111,9 @@ def weights_exercise_steps(Q, K, causal=True, scale=True, *, c):
 
 
 def softmax_exercise_steps(S, axis=-1, *, c):
-    """softmax as its exercise grades it: also its log returned, or infinite scores read as 0."""
-    A = softmax_steps(S, axis, c=c)
+    """softmax as its exercise grades it: also another base than e, its log returned, or infinite scores read as 0."""
+    A = softmax_steps(S * c("exponential base", right=1.0, softmax_base_two=np.log(2), softmax_base_ten=np.log(10)),
+                      axis, c=c)
     m, Z = S.max(axis=axis, keepdims=True), np.where(np.isinf(S), 0.0, S)  # Z: infinite scores read as 0
     E = np.exp(Z - Z.max(axis=axis, keepdims=True))
     with np.errstate(all="ignore"):
@@ -170,6 +171,7 @@ CHOICES = {
     "mask switch": "Look at how your function uses its causal argument.",
     "mask value": "Look at the value you put on the hidden scores, and how it enters: the exponential of it must be 0.",
     "weights returned": "Look at what you return: the weights, after the softmax.",
+    "exponential base": "Look at the base of your exponentials: the softmax raises e to each score.",
     "softmax returned": "Look at what you return: the probabilities themselves, each row summing to 1.",
     "mask added": "Look at how the mask meets the scores: added to them, -inf where a key is hidden.",
     "score scale": "Look at the factor on the scores: it comes from the width d of the queries and keys alone.",

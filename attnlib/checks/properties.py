@@ -309,6 +309,12 @@ def shape_finding(f, seen):
             ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
             found = ("extra-axis" if g.ndim > e.ndim else "axis-dropped") if ones else "flattened"
             return found, f"your result has shape {g.shape}, expected {e.shape}"
+        reduced = set.intersection(*(_reduced(x, y) for x, y in failing))
+        if len(reduced) == 1:
+            ((how, k),) = reduced
+            return ("only-the-diagonal", "your result is the diagonal of the expected one") if how == "diagonal" \
+                else ("axis-summed-away", f"your result is the expected one {how} over its axis {k}, of length "
+                                          f"{e.shape[k]}: shape {g.shape}, expected {e.shape}")
         if all(_one_row(x, y) is not None for x, y in failing):
             return "only-one-row", f"you returned row {_one_row(g, e) % len(e)} of the expected result only"
         if e.ndim >= 1 and g.ndim == e.ndim and g.shape[1:] == e.shape[1:] and len(g) == len(e) - 1:
@@ -327,6 +333,18 @@ def _one_row(got, e):
     if g is None or not isinstance(e, np.ndarray) or e.ndim < 1 or g.ndim != e.ndim - 1 or g.shape != e.shape[1:]:
         return None
     return next((r for r in (0, -1) if close(g, e[r])), None)
+
+
+def _reduced(got, e):
+    """The ways got is e reduced by one axis on this probe: ("summed" or "averaged", axis), or ("diagonal", 0)."""
+    g = _float(got)
+    if g is None or not isinstance(e, np.ndarray) or g.ndim != e.ndim - 1:
+        return set()
+    found = {(how, k) for k in range(e.ndim) if g.shape == e.shape[:k] + e.shape[k + 1:]
+             for how, total in (("summed", np.sum), ("averaged", np.mean)) if close(g, total(e, axis=k))}
+    if e.ndim == 2 and g.shape == (min(e.shape),) and close(g, np.diagonal(e)):
+        found.add(("diagonal", 0))
+    return found
 
 
 def _reshaped(got, e):

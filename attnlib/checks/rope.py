@@ -81,7 +81,7 @@ def rope_attention_steps(Q, K, V, positions, theta=10000.0, *, c):
         S = np.where(t[None, :] > t[:, None], -np.inf, Qr @ Kr.T / np.sqrt(Q.shape[1]))  # (n, n)
         A = np.exp(S - S.max(axis=1, keepdims=True))
         return A / A.sum(axis=1, keepdims=True) @ Vr
-    widths = {"scale_by_d_v": V.shape[1], "scale_by_length": len(Q)}
+    widths = {"scale_by_d_v": V.shape[1], "scale_by_length": len(Q), "scale_by_pairs": Q.shape[1] // 2}
     return c.step("rotated output", right=lambda: attention_steps(Qr, Kr, Vr, True, True, c=c, widths=widths),
                   rope_output_rotated=lambda: turn(attention_steps(Q, K, V, True, True, c=c)))
 
@@ -120,6 +120,8 @@ CHOICES = {
 }
 
 DIAGNOSES = {
+    "scale-by-pairs": "The scores were divided by the square root of d / 2, the number of rotated pairs; the scale "
+                      "uses d, the width of the queries and keys, as without rotation.",
     "rope-exponent-not-doubled": "The frequency of pair i used the exponent i/d instead of 2i/d (the 2 counts the "
                                  "two features of each pair), so the later pairs turn too fast.",
     "rope-exponent-over-d-minus-2": "The exponent was divided by d - 2 instead of d, so the last pair turns at "

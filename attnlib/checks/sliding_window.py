@@ -54,7 +54,9 @@ def evict_steps(K, V, window, n_sinks, c):
                   cache_cut_before_full=lambda: np.r_[0:s, np.arange(t)[-(w - s):]],
                   cache_window_one_too_narrow__recent=lambda: np.r_[0:s, t - (w - s - 1):t],
                   sinks_roles_swapped=lambda: np.r_[0:w - s, t - s:t],
-                  sinks_newest=lambda: np.r_[t - (w - s):t, 0:s])  # the sinks moved behind the newest rows
+                  sinks_newest=lambda: np.r_[t - (w - s):t, 0:s],  # the sinks moved behind the newest rows
+                  sinks_dropped__recent_only=lambda: np.arange(t)[t - (w - s):],
+                  cache_ring_buffer=lambda: np.r_[0:s, t - 1, t - (w - s):t - 1])  # the new row in the freed slot
     return K[rows], V[rows]
 
 
@@ -139,6 +141,8 @@ DIAGNOSES = {
                           "query can attend to them.",
     "cache-returned-uncut": "The attention used the cut cache, but the caches returned were not cut: they keep "
                             "growing past `window` rows.",
+    "cache-ring-buffer": "The new row took the evicted row's slot (a ring buffer): the right rows are kept, but "
+                         "out of order. The cache keeps its rows in order, oldest first and the new one last.",
     "sinks-newest": "The kept rows were put in another order (the sinks after the newest rows); the cache keeps its "
                     "rows oldest first.",
 }
