@@ -203,6 +203,10 @@ DIAGNOSES = {
                         "numpy lines it up with another axis than the one it came from: a sum, mean or max that "
                         "dropped its reduced axis does this, and so does a 1-D array of per-row values.",
     "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses.",
+    "float-index": "A float was used as an index or a slice bound, which numpy refuses: a true division gives a "
+                   "float even when it divides exactly, as in a head width computed from d_model.",
+    "concatenate-ndim": "Arrays with different numbers of axes were joined: a 1-D row must become one row of shape "
+                        "(1, d) before it joins a 2-D array.",
     "only-2d": "Your function handles a 2-D input but not one with more leading axes.",
     "outputs-out-of-order": "The returned tuple holds the right arrays in the wrong order.",
     "outputs-missing": "Only part of the tuple was returned; the exercise asks for every output.",
@@ -338,6 +342,8 @@ NUDGES = {
     "keepdims-missing": "Look at the shape of each per-row quantity (a sum, a mean, a max, an array of counts): "
                         "does it keep a length-1 axis where it lines up with the rows?",
     "array-truth-value": "Look at the line that tests an array in an if.",
+    "float-index": "Look at how you compute the sizes you slice with: integer division keeps them integers.",
+    "concatenate-ndim": "Print the shape of each array you join: they need the same number of axes.",
     "only-2d": "Look for an index or loop that assumes exactly two axes.",
     "outputs-out-of-order": "Look at the order of your return statement.",
     "outputs-missing": "Look at your return statement.",

@@ -189,6 +189,10 @@ def error_finding(f, seen):
                         return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
         if "truth value of an array" in o.error:
             return "array-truth-value"
+        if "slice indices must be integers" in o.error or "only integers, slices" in o.error:
+            return "float-index", "numpy refused a float as an index or a slice bound"
+        if "must have same number of dimensions" in o.error:
+            return "concatenate-ndim", "arrays with different numbers of axes were joined"
         if o.error.startswith("OverflowError") and "cannot convert float infinity to integer" in o.error:
             return "int-array", "an integer array cannot hold minus infinity"
         if o.error.startswith("OverflowError") and "too large to convert" in o.error:
@@ -574,7 +578,7 @@ def exact_count(f, seen):
         for bits in (32, 64):
             if got == (e + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1):
                 return "integer-overflow", f"got {got:,}: the true count {e:,} wrapped around {bits} bits"
-        if e > 2 ** 53 and abs(got - e) <= e * 2.0 ** -50:
+        if e > 2 ** 53 and abs(got - e) <= e * 1e-12:  # a few roundings, or a detour through logarithms
             return "count-rounded", f"got {got:,}, {got - e:+,} from the true count {e:,}: a float rounded it"
     return None
 
