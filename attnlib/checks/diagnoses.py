@@ -203,8 +203,12 @@ DIAGNOSES = {
                         "numpy lines it up with another axis than the one it came from: a sum, mean or max that "
                         "dropped its reduced axis does this, and so does a 1-D array of per-row values.",
     "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses.",
-    "float-index": "A float was used as an index or a slice bound, which numpy refuses: a true division gives a "
-                   "float even when it divides exactly, as in a head width computed from d_model.",
+    "float-index": "A float was used where numpy needs an integer (an index, a slice bound, a size or a range): a "
+                   "true division gives a float even when it divides exactly, as in a head width from d_model.",
+    "scalar-function-on-array": "A function that takes a single number (one from the math module, or float or int) "
+                                "was given an array: numpy's own functions work on every entry at once.",
+    "shape-not-a-tuple": "A shape was given as separate numbers: numpy's array makers take the whole shape as one "
+                         "tuple, and read a second number as a data type.",
     "concatenate-ndim": "Arrays with different numbers of axes were joined: a 1-D row must become one row of shape "
                         "(1, d) before it joins a 2-D array.",
     "only-2d": "Your function handles a 2-D input but not one with more leading axes.",
@@ -343,6 +347,8 @@ NUDGES = {
                         "does it keep a length-1 axis where it lines up with the rows?",
     "array-truth-value": "Look at the line that tests an array in an if.",
     "float-index": "Look at how you compute the sizes you slice with: integer division keeps them integers.",
+    "scalar-function-on-array": "Look for math functions, float or int applied to an array or one of its rows.",
+    "shape-not-a-tuple": "Look at the brackets of the shape you give to zeros, ones or full.",
     "concatenate-ndim": "Print the shape of each array you join: they need the same number of axes.",
     "only-2d": "Look for an index or loop that assumes exactly two axes.",
     "outputs-out-of-order": "Look at the order of your return statement.",

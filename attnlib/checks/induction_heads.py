@@ -127,7 +127,7 @@ PREFIX_PROBES = [_tokens_probe(_causal(1510, 6), [3, 7, 1, 3, 7, 1]),
 def ablate_steps(Wo, head, n_heads, *, c):
     """A copy of Wo with rows head * d_head .. (head + 1) * d_head zeroed, d_head = rows / n_heads."""
     d = c("head width", right=Wo.shape[0] // n_heads, ablate_width_from_columns=Wo.shape[1] // n_heads,
-          ablate_width_is_n_heads=n_heads, ablate_float_width=Wo.shape[0] / n_heads)
+          ablate_width_is_n_heads=n_heads)
     h = c("which head", right=head, ablate_head_counted_from_one=head - 1)
     rows = c.step("which rows", right=lambda: slice(h * d, (h + 1) * d),
                   ablate_one_row_short=lambda: slice(h * d, (h + 1) * d - 1),
@@ -305,7 +305,6 @@ DIAGNOSES = {
     "ablate-shifted-by-one": "The block of zeroed rows starts one row late and ends one row into the next head.",
     "ablate-first-row-only": "Only the first row of the head's block was zeroed.",
     "ablate-rows-from-head": "The block started at row `head` instead of head times the head's width.",
-    "ablate-float-width": "The head's width came from / instead of //: a float, which cannot index rows.",
     "ablate-row-head-only": "Only row `head` was zeroed; the head owns a block of d_head rows.",
     "ablate-interleaved": "Rows head, head + n_heads, ... were zeroed, as if the heads took turns row by row; each "
                           "head owns one contiguous block of rows.",

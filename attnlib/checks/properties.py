@@ -189,8 +189,13 @@ def error_finding(f, seen):
                         return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
         if "truth value of an array" in o.error:
             return "array-truth-value"
-        if "slice indices must be integers" in o.error or "only integers, slices" in o.error:
-            return "float-index", "numpy refused a float as an index or a slice bound"
+        if any(text in o.error for text in ("slice indices must be integers", "only integers, slices",
+                                            "'float' object cannot be interpreted as an integer")):
+            return "float-index", "a float was used where an integer is needed"
+        if any(text in o.error for text in ("arrays can be converted to Python scalars",)):
+            return "scalar-function-on-array", "a function that takes one number was given an array"
+        if "as a data type" in o.error:
+            return "shape-not-a-tuple", "numpy read a size as a data type"
         if "must have same number of dimensions" in o.error:
             return "concatenate-ndim", "arrays with different numbers of axes were joined"
         if o.error.startswith("OverflowError") and "cannot convert float infinity to integer" in o.error:

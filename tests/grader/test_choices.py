@@ -117,7 +117,6 @@ def test_a_gradient_is_fitted_to_its_own_terms():
 # its own name.
 UNNAMED = {None, "raised-error"}
 LEFT_UNNAMED = {
-    "ablate_head": {"ablate-float-width"},
     "attention_weights": {"scores-diagonal-only"},  # the mask cannot be added to one score per row: it raises
     "attention": {"scores-diagonal-only"},
     "attend_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
