@@ -210,7 +210,8 @@ def future_leak_steps(attn, X, *, c):
                   leak_counts_the_past=lambda: int(np.abs(ahead).max()) if ahead.size else 0,
                   leak_counts_pairs=lambda: int((ahead > 0).sum()),
                   leak_counts_rows=lambda: int(np.triu(seen, k=1).any(axis=1).sum()),
-                  leak_first_row_only=lambda: int(np.flatnonzero(seen[0]).max(initial=0)))
+                  leak_first_row_only=lambda: int(np.flatnonzero(seen[0]).max(initial=0)),
+                  leak_returns_input_row=lambda: int(j[ahead > 0].max()) if (ahead > 0).any() else 0)
 
 
 def future_leak(attn, X):
@@ -534,6 +535,8 @@ REQUIREMENTS = {"tiled_attention": [tiled_memory]}
 
 
 DIAGNOSES = {
+    "leak-returns-input-row": "You returned the index of the input row that leaks, not how far ahead of the output "
+                              "row it sits: the answer is a distance, j - i.",
     # future_leak
     "leak-tolerance-absolute": "Your threshold is a fixed 1e-9, not 1e-9 of the largest output: on outputs near a "
                                "million, rounding noise of about 1e-7 passes it and counts as a leak.",

@@ -16,6 +16,8 @@ def layer_norm_steps(X, g, b, eps=1e-5, *, c):
     axis = c("norm axis", right=-1, layer_norm_wrong_axis=0, layer_norm_whole_matrix=None)
     mu = X.mean(axis=axis, keepdims=True)
     var = X.var(axis=axis, keepdims=True, ddof=c("norm variance", right=0, layer_norm_unbiased_variance=1))
+    if c("norm kind", right="layer", layer_norm_rms="rms") == "rms":  # RMSNorm: the mean square, no centring
+        mu, var = 0.0, (X ** 2).mean(axis=axis, keepdims=True)
     eps = c("norm eps", right=eps, layer_norm_eps_ignored=1e-5, layer_norm_eps_ignored__zero=0.0)
     r = c.step("norm std", right=lambda: np.sqrt(var + eps), layer_norm_eps_outside_sqrt=lambda: np.sqrt(var) + eps,
                layer_norm_divides_by_variance=lambda: var + eps)
@@ -76,7 +78,7 @@ def block_steps(X, p, n_heads, causal=True, *, c):
     if placement != "pre":  # parallel: both sub-layers read X; no residuals: each reads the last one's output
         return Y + mlp(ln(X, "ln2")) if placement == "parallel" else mlp(ln(A, "ln2"))
     H = ln(c("mlp input", right=Y, mlp_reads_wrong_input=A), "ln2")
-    return c.step("mlp residual", right=lambda: Y, residual_missing__mlp=lambda: 0.0,
+    return c.step("mlp residual", right=lambda: Y, residual_missing__mlp=lambda: 0.0, mlp_residual_from_x=lambda: X,
                   residual_adds_normalised__mlp=lambda: ln(Y, "ln2"),
                   residual_adds_normalised__added=lambda: Y + ln(Y, "ln2")) + mlp(H)
 
@@ -96,6 +98,7 @@ CHOICES = {
     "mlp input": "Look at what the MLP reads: the layer norm of the stream after attention's residual.",
     "first norm": "Look at what attention reads: the layer norm of the block's input, not the input itself.",
     "norm axis": "Look at the axis of your mean and variance: along each row, one token's features.",
+    "norm kind": "Look at what you subtract from each row before dividing: its mean.",
     "norm variance": "Look at what your variance divides by: d, the biased variance.",
     "norm eps": "Look at how your function uses its eps argument.",
     "norm std": "Look at where eps goes: inside the square root, added to the variance.",

@@ -108,6 +108,8 @@ DIAGNOSES = {
                        "and ±∞.",
     "mask-after-softmax": "The mask was applied after the softmax, so the kept weights no longer sum to 1 (or −∞ leaks "
                           "into A).",
+    "mask-offset-negated": "With fewer queries than keys, the mask's diagonal was shifted the wrong way: query i "
+                           "sits at position i + n_k - n_q, so it sees more keys, not fewer.",
     "mask-ignores-offset": "With fewer queries than keys, the mask treated query i as position i, but the queries are "
                            "the last n_q positions.",
     "mask-not-applied": "With causal set to True the future must be hidden, but no mask was applied.",
@@ -118,6 +120,9 @@ DIAGNOSES = {
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
     "softmax-whole-matrix": "The softmax normalised the whole matrix at once instead of each row on its own.",
     "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN.",
+    "softmax-mean-subtracted": "The mean score was subtracted before the exponential instead of the largest: a "
+                               "score far above the mean still overflows, and a minus-infinity score makes the whole "
+                               "row NaN.",
     "softmax-min-subtracted": "The smallest score was subtracted before the exponential instead of the largest: "
                               "the exponentials of the others can then still overflow to inf.",
     "softmax-not-normalised": "You took the exponentials but did not divide by the row sum.",
@@ -159,6 +164,8 @@ DIAGNOSES = {
     "gelu-sigmoid-approx": "That is the sigmoid approximation (x times a sigmoid of a scaled x), not the tanh form.",
     "gelu-missing-half": "The factor 0.5 is missing.",
     "gelu-relu": "That is a ReLU; GELU is smooth and slightly negative for small negative inputs.",
+    "mlp-residual-from-x": "The MLP's output was added to X, the block's input, instead of to Y, the stream after "
+                           "attention: the attention sub-layer's contribution was lost.",
     "residual-missing": "A residual connection is missing: a sub-layer's output replaces the stream instead of being "
                         "added to it.",
     "post-ln": "That is a post-LN block (layer norm after the residual add); this block is pre-LN.",
@@ -205,6 +212,8 @@ DIAGNOSES = {
     "array-truth-value": "Testing an array with a plain if asks it for a single True/False, which numpy refuses.",
     "float-index": "A float was used where numpy needs an integer (an index, a slice bound, a size or a range): a "
                    "true division gives a float even when it divides exactly, as in a head width from d_model.",
+    "caret-is-xor": "A caret was used for a power: in Python the caret is the bitwise exclusive or, which floats "
+                    "refuse; a power is written with two stars.",
     "scalar-function-on-array": "A function that takes a single number (one from the math module, or float or int) "
                                 "was given an array: numpy's own functions work on every entry at once.",
     "shape-not-a-tuple": "A shape was given as separate numbers: numpy's array makers take the whole shape as one "
@@ -221,6 +230,12 @@ DIAGNOSES = {
     "axis-dropped": "The values are right but an axis of length 1 was dropped (a squeeze, or an integer index): "
                     "one row, one head or one column is still an axis of the result.",
     "only-one-row": "Only one row was computed; the result needs one row per input row.",
+    "constant-output": "Your function gives the same answer whatever its arguments: a value written in (a size "
+                       "from the lesson's example, say) where one computed from the input belongs.",
+    "result-normalised": "Your result points the right way but was scaled to length 1: nothing in this exercise "
+                         "normalises it.",
+    "result-scaled-by-size": "Your result is the right one times a factor that follows one of the input's sizes "
+                             "(named below): a scaling this exercise does not ask for, or one by the wrong size.",
     "axis-summed-away": "Your result is the right one added up along one of its axes: an index that must stay in the result was summed over (or averaged) instead.",
     "only-the-diagonal": "Your result holds only the diagonal of the right matrix: row i was paired with row i alone, where every row is paired with every other.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
@@ -284,6 +299,8 @@ DIAGNOSES = {
     "layer-norm-divides-by-variance": "You divided by the variance instead of the standard deviation.",
     "layer-norm-whole-matrix": "The mean and variance were taken over the whole matrix; each row gets its own.",
     "layer-norm-not-centred": "The row mean was not subtracted.",
+    "layer-norm-rms": "Each row was divided by its root mean square without subtracting its mean (RMSNorm): layer "
+                      "norm centres the row first and divides by its standard deviation.",
     "variance-cancellation": "The variance loses its precision on rows with a large offset: the mean of the squares "
                              "minus the square of the mean subtracts two huge, nearly equal numbers.",
     "precision-loss": "Your result loses precision when the inputs carry a large common offset: part of the "
@@ -347,6 +364,7 @@ NUDGES = {
                         "does it keep a length-1 axis where it lines up with the rows?",
     "array-truth-value": "Look at the line that tests an array in an if.",
     "float-index": "Look at how you compute the sizes you slice with: integer division keeps them integers.",
+    "caret-is-xor": "Look for a caret in your formula.",
     "scalar-function-on-array": "Look for math functions, float or int applied to an array or one of its rows.",
     "shape-not-a-tuple": "Look at the brackets of the shape you give to zeros, ones or full.",
     "concatenate-ndim": "Print the shape of each array you join: they need the same number of axes.",
@@ -358,6 +376,9 @@ NUDGES = {
     "extra-axis": "Look at how you index the row: a slice keeps the axis, an integer drops it.",
     "axis-dropped": "Try your function with one row: look for a squeeze or an integer index that drops the axis.",
     "only-one-row": "Look at which rows of the input you use.",
+    "constant-output": "Look for a number written into your function: which argument should it come from?",
+    "result-normalised": "Look for a division by a norm: the result keeps its own length.",
+    "result-scaled-by-size": "Look for a division or product by a size (a square root, a count) in your code.",
     "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or your product letters drop?",
     "only-the-diagonal": "Look at how you pair the rows: every one with every one, not the i-th with the i-th.",
     "loop-off-by-one": "Look at the range of your loop.",

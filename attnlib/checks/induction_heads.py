@@ -126,7 +126,8 @@ PREFIX_PROBES = [_tokens_probe(_causal(1510, 6), [3, 7, 1, 3, 7, 1]),
 
 def ablate_steps(Wo, head, n_heads, *, c):
     """A copy of Wo with rows head * d_head .. (head + 1) * d_head zeroed, d_head = rows / n_heads."""
-    d = c("head width", right=Wo.shape[0] // n_heads, ablate_width_from_columns=Wo.shape[1] // n_heads,
+    axis, across = c("axis", right=(0, 0), ablate_columns=(1, 1), ablate_columns__width_of_rows=(1, 0))
+    d = c("head width", right=Wo.shape[across] // n_heads, ablate_width_from_columns=Wo.shape[1 - across] // n_heads,
           ablate_width_is_n_heads=n_heads)
     h = c("which head", right=head, ablate_head_counted_from_one=head - 1)
     rows = c.step("which rows", right=lambda: slice(h * d, (h + 1) * d),
@@ -138,7 +139,6 @@ def ablate_steps(Wo, head, n_heads, *, c):
                   ablate_later_heads_too=lambda: slice(h * d, None),
                   ablate_earlier_heads_too=lambda: slice(0, (h + 1) * d))
     out = Wo.copy()
-    axis = c("axis", right=0, ablate_columns=1)
     every = np.arange(out.shape[axis])
     rows = c.step("what is zeroed", right=lambda: rows,
                   ablate_every_other_head=lambda: np.setdiff1d(every, every[rows]))

@@ -14,7 +14,7 @@ def similarity_steps(Q, K, *, c):
     S = c.step("what is compared", right=lambda: product_steps(Q, K, c), scores_feature_by_feature=lambda: Q.T @ K)
     S = S / c("similarity scale", right=1.0, similarity_scaled=np.sqrt(Q.shape[-1]))
     return c.step("scores returned", right=lambda: S, scores_softmaxed=lambda: at.softmax(S),
-                  scores_masked=lambda: S + at.causal_mask(len(S)))
+                  scores_masked=lambda: S + at.causal_mask(len(S)), scores_masked__zeroed=lambda: np.tril(S))
 
 
 def _unit_rows(M):

@@ -45,7 +45,7 @@ def softmax_steps(S, axis=-1, *, c):
 
 def keep_steps(n_q, n_k, c):
     """Boolean (n_q, n_k): True where query i (the last n_q positions) may look at key j."""
-    i = np.arange(n_q)[:, None] + c("mask offset", right=n_k - n_q, mask_ignores_offset=0)
+    i = np.arange(n_q)[:, None] + c("mask offset", right=n_k - n_q, mask_ignores_offset=0, mask_offset_negated=n_q - n_k)
     j = np.arange(n_k)[None, :]
     return c("mask boundary", right=j <= i, mask_hides_diagonal=j < i, mask_hides_past=j >= i)
 
@@ -111,7 +111,12 @@ def weights_exercise_steps(Q, K, causal=True, scale=True, *, c):
 
 
 def softmax_exercise_steps(S, axis=-1, *, c):
-    """softmax as its exercise grades it: also another base than e, its log returned, or infinite scores read as 0."""
+    """softmax as its exercise grades it: also the mean subtracted (beside masks, as NaN as the minimum), another base
+    than e, its log returned, or infinite scores read as 0."""
+    if c("softmax shift", right="max", softmax_mean_subtracted="mean") == "mean":
+        with np.errstate(all="ignore"):
+            E = np.exp(S - S.mean(axis=axis, keepdims=True))
+            return E / E.sum(axis=axis, keepdims=True)
     A = softmax_steps(S * c("exponential base", right=1.0, softmax_base_two=np.log(2), softmax_base_ten=np.log(10)),
                       axis, c=c)
     m, Z = S.max(axis=axis, keepdims=True), np.where(np.isinf(S), 0.0, S)  # Z: infinite scores read as 0
@@ -171,6 +176,7 @@ CHOICES = {
     "mask switch": "Look at how your function uses its causal argument.",
     "mask value": "Look at the value you put on the hidden scores, and how it enters: the exponential of it must be 0.",
     "weights returned": "Look at what you return: the weights, after the softmax.",
+    "softmax shift": "Look at what you subtract before the exponential: the largest score, so that none overflows.",
     "exponential base": "Look at the base of your exponentials: the softmax raises e to each score.",
     "softmax returned": "Look at what you return: the probabilities themselves, each row summing to 1.",
     "mask added": "Look at how the mask meets the scores: added to them, -inf where a key is hidden.",

@@ -18,7 +18,8 @@ def uniform_weights_steps(n, *, c):
     keep = keep * 1.0
     count = c.step("divided by", right=lambda: own, weights_not_normalised=lambda: 1.0,
                    normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1),
-                   off_by_one_count=lambda: own + 1, normalised_by_column_sums=lambda: keep.sum(axis=0, keepdims=True))
+                   off_by_one_count=lambda: own + 1, normalised_by_column_sums=lambda: keep.sum(axis=0, keepdims=True),
+                   normalised_by_column_counts=lambda: keep.sum(axis=0)[:, None])
     A = keep / count
     return c("layout", right=A, output_transposed=A.T)
 
@@ -118,6 +119,8 @@ DIAGNOSES = {
     "normalised-by-column": "Entry (i, j) was divided by j + 1, the count of row j, instead of by i + 1: the "
                             "divisors, one per row, were laid along the columns. A 1-D array of counts does this, "
                             "and so does a row sum that dropped its summed axis.",
+    "normalised-by-column-counts": "Row i was divided by n - i, the count of column i, instead of by i + 1, the "
+                                   "count of row i: the counts were summed down the columns.",
     "normalised-by-column-sums": "Each column of the triangle was divided by its own sum, so the columns sum to 1; "
                                  "the weights of a row sum to 1: each row is divided by its own count.",
 }

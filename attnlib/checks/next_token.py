@@ -65,6 +65,7 @@ def cross_entropy_steps(logits, targets, *, c):
                      cross_entropy_max_not_added_back=(Z - np.log(total), P),
                      softmax_no_max_subtraction__loss=(naive, P),
                      softmax_no_max_subtraction__log_space=(naive, np.exp(naive)))
+    targets = c("target ids", right=targets, cross_entropy_targets_from_one=targets - 1)  # -1: the last column
     picked = c.step("picked", right=lambda: -log_p[np.arange(n), targets],
                     cross_entropy_target_columns=lambda: -log_p[:, targets])
     reduce, divisor = c("loss reduction", right=(np.mean, n), cross_entropy_not_averaged=(np.sum, 1),
@@ -101,9 +102,11 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
     s = c("backward scale", right=s, attention_backward_scale_dropped=1.0, attention_backward_scale_twice=s * s,
           scale_ignored__backward=full)
     dA = c.step("upstream of A", right=lambda: dO @ V.T, attention_backward_transpose_missing=lambda: V @ dO.T)
-    dS = softmax_backward_steps(A, dA, c=c) * s
+    dS_unscaled = c.step("softmax backward", right=lambda: softmax_backward_steps(A, dA, c=c),
+                         softmax_backward_arguments_swapped=lambda: softmax_backward_steps(dA, A, c=c))
+    dS = dS_unscaled * s
     dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
-                attention_backward_dk_from_k=lambda: dS.T @ K)
+                attention_backward_dk_from_k=lambda: dS.T @ K, attention_backward_dk_unscaled=lambda: dS_unscaled.T @ Q)
     dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO,
                 attention_backward_dv_scaled=lambda: A.T @ dO * s)
     dQ, dK, dV = (c.terms(f"attention-backward-{name}", product=G) for name, G in (("dq", dS @ K), ("dk", dK),
@@ -136,10 +139,11 @@ def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
     dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-mean(dXhat) * out,
                  variance_term=-Xhat * mean(dXhat * Xhat) * out)
     rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1)
+    n_g, n_b = c("parameter reduction", right=(1, 1), layer_norm_backward_parameter_gradients_averaged=(len(X),) * 2,
+                 layer_norm_backward_parameter_gradients_averaged__db=(1, len(X)))  # a mean: the sum over n rows
     dg = c.terms("layer-norm-backward-dg", sum=c("dg", right=(dY * Xhat).sum(axis=rows),
-                                                 layer_norm_backward_dg_uses_x=(dY * X).sum(axis=rows)))
-    db = c.terms("layer-norm-backward-db", sum=dY.sum(axis=rows) / c(
-        "db", right=1, layer_norm_backward_parameter_gradients_averaged=len(X)))
+                                                 layer_norm_backward_dg_uses_x=(dY * X).sum(axis=rows)) / n_g)
+    db = c.terms("layer-norm-backward-db", sum=dY.sum(axis=rows) / n_b)
     return dX, dg, db
 
 
@@ -265,6 +269,7 @@ CHOICES = {
     "logits max": "Look at what you subtract before the exponential: each row's largest logit.",
     "log probability": "Follow one row's log-sum-exp with huge logits: what you take the log of must neither round "
                        "to 0 nor overflow, and the maximum you took out must come back.",
+    "target ids": "Look at which column you read for target t: ids count from 0.",
     "picked": "Print the shape of what you average: one log-probability per row, at its own target.",
     "loss reduction": "Look at how the rows' losses become one number: their mean over the n rows.",
     "probability axis": "Look at the axis of every sum and max in your softmax: a row's probabilities run over the "
@@ -279,6 +284,8 @@ CHOICES = {
     "softmax-backward": "Each entry of dS keeps its own share and subtracts its row's A-weighted sum: look at both "
                         "terms and their signs.",
     "backward scale": "Count the times your backward pass multiplies by the scale: the forward pass did it once.",
+    "softmax backward": "Look at the order of the arguments you give softmax_backward: the weights first, then their "
+                        "gradient.",
     "upstream of A": "Write the shape of the gradient that reaches A: one row per query, one column per key.",
     "dK": "Look at the product that gives dK: one row per key, from the scores' gradient and the queries.",
     "dV": "Look at the product that gives dV: one row per key, from the weights and dO.",
@@ -293,7 +300,7 @@ CHOICES = {
                            "corrections of dX and their signs.",
     "parameter sums": "Look at the axis of the sums for dg and db: over the rows, one entry per feature.",
     "dg": "Look at what dY is weighted by in dg: the normalised input.",
-    "db": "Look at the reduction over the rows in db: a sum or a mean?",
+    "parameter reduction": "Look at the reduction over the rows in dg and db: a sum or a mean?",
 }
 
 
@@ -317,6 +324,8 @@ DIAGNOSES = {
                                    "takes the log of the target's probability, which underflowed to 0.",
     "cross-entropy-gradient-target-columns": "The gradient subtracted the one in every target column of every "
                                              "row, instead of in one entry per row: row i's own target.",
+    "cross-entropy-targets-from-one": "The targets were read as counted from 1 (column target minus 1): token ids "
+                                      "count from 0, so target t is column t.",
     "cross-entropy-target-columns": "The loss took the target columns for every row, an n by n block, instead of one "
                                     "entry per row.",
     "cross-entropy-loss-per-row": "The loss came back as one number per row; the exercise asks for their mean, a "
@@ -342,6 +351,10 @@ DIAGNOSES = {
     "attention-backward-scale-dropped": "The gradient of the scores was not multiplied by the scale. The forward "
                                         "pass multiplies the scores by one over the root of d, so the gradient that "
                                         "reaches Q and K carries the same factor (dV does not).",
+    "attention-backward-dk-unscaled": "dK left out the scale: the forward pass multiplies the scores by one over "
+                                      "the root of d, so dK carries that factor, as dQ does.",
+    "softmax-backward-arguments-swapped": "softmax_backward got its two arguments the other way round: the weights "
+                                          "A first, then the gradient dA that reaches them.",
     "attention-backward-scale-twice": "The scale was applied twice on the way back: dQ and dK are one over the root "
                                       "of d too small. The forward pass scales the scores once, so the backward "
                                       "pass multiplies by that factor once.",

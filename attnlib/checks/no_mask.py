@@ -37,7 +37,7 @@ def padding_mask_steps(n_q, n_valid, n_k, *, c):
              padding_mask_off_by_one=j <= n_valid, padding_mask_off_by_one__few=j < n_valid - 1,
              padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q),
              padding_mask_causal__top_left=(j < n_valid) & (j <= i),
-             padding_mask_on_queries__and_keys=(j < n_valid) & (i < n_valid))
+             padding_mask_on_queries__and_keys=(j < n_valid) & (i < n_valid), padding_mask_on_the_left=j >= n_k - n_valid)
     return mask_value_steps(keep, c)
 
 
@@ -130,6 +130,8 @@ FINDINGS = {
 DIAGNOSES = {
     "padding-mask-off-by-one": "The boundary is one column off: the real tokens are columns 0 to n_valid − 1, and "
                                "the padding starts at column n_valid.",
+    "padding-mask-on-the-left": "The padding was hidden at the start of the row; here the n_valid real tokens come "
+                                "first and the padding after them.",
     "padding-mask-on-queries": "The mask hides rows (queries), instead of or besides the columns (keys); padding "
                                "is a key that no query may attend to, so every row hides the same columns and "
                                "keeps the real ones.",

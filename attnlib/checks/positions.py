@@ -85,9 +85,10 @@ def sinusoid_steps(n, d, *, c):
     even, odd = c("sin and cos", right=(np.sin, np.cos), sinusoid_sin_cos_swapped=(np.cos, np.sin))
     if c("column layout", right="pairs", sinusoid_halves_not_interleaved="halves") == "halves":
         return np.hstack([even(angle), odd(angle)])
-    if c("frequency per", right="pair", sinusoid_frequency_per_column="column") == "column":
-        k = np.arange(d)[None, :]
-        angle = t / 10000.0 ** (k / d)
+    per_column = c("frequency per", right=None, sinusoid_frequency_per_column=1,
+                   sinusoid_column_index_in_exponent__every_column=2)  # the column index, times 1 or 2, over d
+    if per_column:
+        angle = t / 10000.0 ** (per_column * np.arange(d)[None, :] / d)
         angle_even, angle_odd = angle[:, 0::2], angle[:, 1::2]
     else:
         angle_even = angle_odd = angle

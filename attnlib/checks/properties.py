@@ -189,11 +189,13 @@ def error_finding(f, seen):
                         return "keepdims-missing", f"numpy could not line up shapes {a} and {b}"
         if "truth value of an array" in o.error:
             return "array-truth-value"
-        if any(text in o.error for text in ("slice indices must be integers", "only integers, slices",
+        if any(text in o.error for text in ("slice indices must be integers",
                                             "'float' object cannot be interpreted as an integer")):
             return "float-index", "a float was used where an integer is needed"
-        if any(text in o.error for text in ("arrays can be converted to Python scalars",)):
+        if "arrays can be converted to Python scalars" in o.error:
             return "scalar-function-on-array", "a function that takes one number was given an array"
+        if "'bitwise_xor' not supported" in o.error:
+            return "caret-is-xor", "numpy refused an exclusive or of floats"
         if "as a data type" in o.error:
             return "shape-not-a-tuple", "numpy read a size as a data type"
         if "must have same number of dimensions" in o.error:
@@ -281,6 +283,10 @@ def shape_finding(f, seen):
     arrays = [(np.shape(o.value), np.shape(e)) for _p, o, e in seen
               if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind in "fiu"
               and isinstance(e, np.ndarray)]
+    values = [o.value for _p, o, _e in seen if o.kind == "ok"]
+    if len(values) == len(seen) > 2 and all(_equal(v, values[0]) and _same_kind(v, e) for v, (_p, _o, e) in
+                                            zip(values, seen)) and not all(_equal(e, seen[0][2]) for _p, _o, e in seen):
+        return "constant-output", f"your function returns {_short(values[0])} whatever its input"
     if len(arrays) == len(seen) and len({g for g, _ in arrays}) == 1 and len({x for _, x in arrays}) > 1:
         return "wrong-shape", f"your function returns shape {arrays[0][0]} whatever the sizes of its input"
     found = _container(seen)
@@ -312,7 +318,7 @@ def shape_finding(f, seen):
         g = _float(got)
         if g is None or not isinstance(e, np.ndarray):
             continue
-        if g.ndim == 2 and g.shape == e.shape[::-1] and close(g.T, e):
+        if all(_transposed(x, y) for x, y in failing):
             return "output-transposed", f"your result has shape {g.shape}, the expected {e.shape} transposed"
         if reshaped and g.shape != e.shape and g.ndim != e.ndim:
             ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
@@ -334,6 +340,32 @@ def shape_finding(f, seen):
             if wrong in ([0], [len(e) - 1]) and not np.any(g[wrong[0]]):
                 return "loop-off-by-one", f"every row is right except row {wrong[0]}, which is all zeros"
     return None
+
+
+def _equal(a, b):
+    try:
+        return type(a) is type(b) and np.array_equal(a, b)
+    except Exception:  # noqa: BLE001 - the learner's output can be anything
+        return False
+
+
+def _same_kind(a, b):
+    """An answer of the expected kind: an array of its shape and dtype kind, or a number, an int where it is one."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and \
+            a.dtype.kind == b.dtype.kind
+    whole, number = (int, np.integer), (int, float, np.integer, np.floating)
+    return isinstance(a, number) and isinstance(b, number) and not isinstance(a, bool) and \
+        isinstance(a, whole) == isinstance(b, whole)
+
+
+def _short(v):
+    return f"an array of shape {v.shape}" if isinstance(v, np.ndarray) and v.size > 4 else repr(v)
+
+
+def _transposed(got, e):
+    g = _float(got)
+    return g is not None and g.ndim == 2 and isinstance(e, np.ndarray) and g.shape == e.shape[::-1] and close(g.T, e)
 
 
 def _one_row(got, e):
@@ -588,6 +620,47 @@ def exact_count(f, seen):
     return None
 
 
+FACTORS = {"divided by the square root of": lambda s: s ** -0.5, "divided by": lambda s: 1.0 / s,
+           "multiplied by the square root of": np.sqrt, "multiplied by": float}
+
+
+def _sizes(p):
+    """{description: size} of every array axis and integer argument of a probe, for naming a factor."""
+    sizes = {}
+    for name, a in zip(p.names, p.args):
+        if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+            sizes[name] = int(a)
+        elif isinstance(a, np.ndarray):
+            words = ("length",) if a.ndim == 1 else ("number of rows", "number of columns") if a.ndim == 2 \
+                else [f"length of axis {k}" for k in range(a.ndim)]
+            sizes.update({f"the {w} of {name}": s for w, s in zip(words, a.shape)})
+    return {k: s for k, s in sizes.items() if s > 1}
+
+
+def scaled_result(f, seen):
+    """Every wrong answer is the right one scaled to length 1, or times a factor that follows one size of the input
+    (1 / sqrt(s), 1 / s, sqrt(s) or s for the same size s on every probe)."""
+    failing = [(p, _float(o.value), e) for p, o, e in seen if o.kind == "ok" and not close(o.value, e)]
+    if not failing or any(g is None or not isinstance(e, np.ndarray) or g.shape != e.shape or not np.any(e)
+                          for _p, g, e in failing):
+        return None
+    if all(close(g, e / np.linalg.norm(e, axis=-1, keepdims=True)) for _p, g, e in failing):
+        return "result-normalised", "your result is the right one scaled to length 1"
+    found = None
+    for p, g, e in failing:
+        c = row_factor(g, e)
+        if c is None or not np.allclose(c, c[0], rtol=1e-9):
+            return None
+        here = {(how, size) for size, s in _sizes(p).items() for how, f in FACTORS.items()
+                if np.isclose(c[0], f(s), rtol=1e-9)}
+        found = here if found is None else found & here
+    if found and len({how for how, _ in found}) == 1:
+        how, (size, *same) = next(iter(found))[0], sorted(s for _, s in found)
+        return "result-scaled-by-size", (f"your result is the right one {how} {size}"
+                                         + (f" (equal here to {', '.join(same)})" if same else ""))
+    return None
+
+
 def only_failing(where, diagnosis, detail):
     """A finding: every failing probe is one where `where(probe)` holds, and a probe outside it passes."""
     def finding(f, seen):
@@ -635,5 +708,5 @@ def returns_a_new_array(args):
     return requirement
 
 
-GENERAL = [error_finding, returned_none, unchanged_input, exact_count, shape_finding, float32_finding,
+GENERAL = [error_finding, returned_none, unchanged_input, exact_count, shape_finding, scaled_result, float32_finding,
            only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]

@@ -21,7 +21,8 @@ def window_steps(n, window, *, c):
                   window_excludes_current=lambda: (j < i) & (j >= i - w),
                   window_not_causal=lambda: np.abs(i - j) < w, window_ignored=lambda: causal,
                   window_keeps_oldest=lambda: causal & (j < w), window_transposed=lambda: (causal & (j > i - w)).T,
-                  window_future_open=lambda: j > i - w, window_diagonal_only=lambda: j == i)
+                  window_future_open=lambda: j > i - w, window_diagonal_only=lambda: j == i,
+                  window_keeps_first=lambda: causal & ((j > i - w) | (j == 0)))
     return mask_value_steps(keep, c)
 
 
@@ -103,6 +104,8 @@ CHOICES = {
 }
 
 DIAGNOSES = {
+    "window-keeps-first": "Column 0 stayed visible to every row besides the window, as a sink would; the window "
+                          "mask has no sink: only the window most recent positions stay.",
     "window-one-too-wide": "Each row sees window + 1 positions: the window counts the query's own position, so it "
                            "reaches back only to i - window + 1.",
     "window-one-too-narrow": "Each row sees only window - 1 positions: the window counts the query's own position "

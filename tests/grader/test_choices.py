@@ -171,6 +171,6 @@ def test_every_wrong_option_graded_whole_is_rejected_and_named(ex):
             check(ex.name, _as_learner(ex.pipeline, choice, option))
         got = failed.value.diagnosis
         if own in LEFT_UNNAMED.get(ex.name, ()):  # another way to the same mistake may still be named
-            assert got in UNNAMED | {own}, (choice, option, got)
+            assert got in UNNAMED | {own, "constant-output"}, (choice, option, got)  # or the same answer every time
         else:
             assert got == SAME_OUTPUT.get((ex.name, own), own), (choice, option, got)

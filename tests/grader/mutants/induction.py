@@ -89,7 +89,7 @@ WRONG = {
     "prefix_matching_score": [
 
                               ],
-    "ablate_head": [("ablate-width-from-columns+ablate-columns", ablate_columns), ("mutates-input", ablate_in_place),
+    "ablate_head": [("ablate-columns", ablate_columns), ("mutates-input", ablate_in_place),
                     ],
 }
 RIGHT = {
