@@ -236,8 +236,10 @@ DIAGNOSES = {
                          "normalises it.",
     "result-scaled-by-size": "Your result is the right one times a factor that follows one of the input's sizes "
                              "(named below): a scaling this exercise does not ask for, or one by the wrong size.",
-    "axis-summed-away": "Your result is the right one added up along one of its axes: an index that must stay in the result was summed over (or averaged) instead.",
-    "only-the-diagonal": "Your result holds only the diagonal of the right matrix: row i was paired with row i alone, where every row is paired with every other.",
+    "axis-summed-away": "Your result is the right one added up along one of its axes: an index that must stay in the "
+                        "result was summed over (or averaged) instead.",
+    "only-the-diagonal": "Your result holds only the diagonal of the right matrix: row i was paired with row i "
+                         "alone, where every row is paired with every other.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
                        "starts or stops one step early.",
     "input-transposed": "An input was used transposed: rows are tokens, columns are features.",
@@ -379,7 +381,8 @@ NUDGES = {
     "constant-output": "Look for a number written into your function: which argument should it come from?",
     "result-normalised": "Look for a division by a norm: the result keeps its own length.",
     "result-scaled-by-size": "Look for a division or product by a size (a square root, a count) in your code.",
-    "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or your product letters drop?",
+    "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or "
+                        "your product letters drop?",
     "only-the-diagonal": "Look at how you pair the rows: every one with every one, not the i-th with the i-th.",
     "loop-off-by-one": "Look at the range of your loop.",
     "input-transposed": "Write the shape of each operand of your product next to it.",

@@ -45,7 +45,8 @@ def softmax_steps(S, axis=-1, *, c):
 
 def keep_steps(n_q, n_k, c):
     """Boolean (n_q, n_k): True where query i (the last n_q positions) may look at key j."""
-    i = np.arange(n_q)[:, None] + c("mask offset", right=n_k - n_q, mask_ignores_offset=0, mask_offset_negated=n_q - n_k)
+    i = np.arange(n_q)[:, None] + c("mask offset", right=n_k - n_q, mask_ignores_offset=0,
+                                    mask_offset_negated=n_q - n_k)
     j = np.arange(n_k)[None, :]
     return c("mask boundary", right=j <= i, mask_hides_diagonal=j < i, mask_hides_past=j >= i)
 

@@ -37,7 +37,8 @@ def padding_mask_steps(n_q, n_valid, n_k, *, c):
              padding_mask_off_by_one=j <= n_valid, padding_mask_off_by_one__few=j < n_valid - 1,
              padding_mask_on_queries=i < n_valid, padding_mask_causal=(j < n_valid) & (j <= i + n_k - n_q),
              padding_mask_causal__top_left=(j < n_valid) & (j <= i),
-             padding_mask_on_queries__and_keys=(j < n_valid) & (i < n_valid), padding_mask_on_the_left=j >= n_k - n_valid)
+             padding_mask_on_queries__and_keys=(j < n_valid) & (i < n_valid),
+             padding_mask_on_the_left=j >= n_k - n_valid)
     return mask_value_steps(keep, c)
 
 
