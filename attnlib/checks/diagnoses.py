@@ -230,8 +230,13 @@ DIAGNOSES = {
     "axis-dropped": "The values are right but an axis of length 1 was dropped (a squeeze, or an integer index): "
                     "one row, one head or one column is still an axis of the result.",
     "only-one-row": "Only one row was computed; the result needs one row per input row.",
-    "constant-output": "Your function gives the same answer whatever its arguments: a value written in (a size "
-                       "from the lesson's example, say) where one computed from the input belongs.",
+    "argument-ignored": "Your answer does not depend on one of the arguments (named below): it stays the same when "
+                        "that argument changes, though the right answer moves with it.",
+    "stale-answer": "For one input your function gave its answer to an earlier, different call: it keeps results "
+                    "between calls (a cache or a global variable), where every call must compute its own.",
+    "constant-output": "Your function gives the same answer whatever its arguments: some of the input is never "
+                       "used, or a value is written in (a size from the lesson's example, say) where one computed "
+                       "from the input belongs.",
     "result-normalised": "Your result points the right way but was scaled to length 1: nothing in this exercise "
                          "normalises it.",
     "result-scaled-by-size": "Your result is the right one times a factor that follows one of the input's sizes "
@@ -378,6 +383,9 @@ NUDGES = {
     "extra-axis": "Look at how you index the row: a slice keeps the axis, an integer drops it.",
     "axis-dropped": "Try your function with one row: look for a squeeze or an integer index that drops the axis.",
     "only-one-row": "Look at which rows of the input you use.",
+    "argument-ignored": "Find where your function reads that argument: is the value you compute with the one "
+                        "you were given?",
+    "stale-answer": "Look for anything your function keeps between calls: a dictionary, a global, a default list.",
     "constant-output": "Look for a number written into your function: which argument should it come from?",
     "result-normalised": "Look for a division by a norm: the result keeps its own length.",
     "result-scaled-by-size": "Look for a division or product by a size (a square root, a count) in your code.",

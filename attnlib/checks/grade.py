@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import capstone, choices, guard
-from .properties import GENERAL, Ask, argument_mixups, first_finding
+from .properties import GENERAL, Ask, argument_mixups, first_finding, ignored_argument
 from .registry import CHOICE_NUDGES, EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
 from .diagnoses import nudge
 from .report import OUTPUTS_DIFFER, Report, problems
@@ -297,7 +297,8 @@ def _diagnose(ex, outcomes, expected, ask, defaults=None):
             return diagnosis, "; ".join(terms) or None, _nudge(_choice(k) for k in changed)
     seen = list(zip(ex.probes, outcomes, expected))
     names = ex.probes[0].names or tuple(f"argument {k}" for k in range(len(ex.probes[0].args)))
-    diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL + [argument_mixups(ex.reference, names)],
+    diagnosis, detail = first_finding(FINDINGS.get(ex.name, []) + GENERAL + [argument_mixups(ex.reference, names),
+                                                                              ignored_argument(ex.reference, names)],
                                       ask, seen)
     if diagnosis:
         return diagnosis, detail, nudge_for(ex.name, diagnosis)  # a choice's nudge, where a choice names it too

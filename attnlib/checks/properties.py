@@ -268,6 +268,20 @@ def returned_none(f, seen):
     return None
 
 
+def stale_answer(f, seen):
+    """A wrong answer that is the function's own right answer to an earlier, different call: it kept a result between
+    calls (a cache, a global) where each call computes its own. Only float arrays: a token id or a count can
+    repeat by chance."""
+    for i, (_p, o, e) in enumerate(seen):
+        if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind == "f" and o.value.size > 1 \
+                and not close(o.value, e):
+            for _q, earlier, x in seen[:i]:
+                if earlier.kind == "ok" and close(earlier.value, x) and _same_kind(o.value, earlier.value) \
+                        and close(o.value, earlier.value) and not close(e, x):
+                    return "stale-answer", "for this input your function returned its answer to an earlier call"
+    return None
+
+
 def unchanged_input(f, seen):
     """Every wrong answer is one of the probe's own arrays, unchanged: the change went somewhere not returned."""
     wrong = [(p, o.value) for p, o, e in seen if o.kind == "ok" and not close(o.value, e)]
@@ -468,6 +482,36 @@ def argument_mixups(reference, names):
                     key = (diagnosis, detail)
                     tally[key] = tally.get(key, True) and ok
         return next((key for key, ok in tally.items() if ok), None)
+    return finding
+
+
+def ignored_argument(reference, names):
+    """A finding: on a failing probe, changing one argument moves the reference's answer but not the learner's, so
+    the function never reads it (a float, or a float array). `names[i]` labels argument i."""
+    def changed(v, rng):
+        if isinstance(v, (float, np.floating)):
+            return (v + 0.5) % 1.0 if 0.0 <= v < 1.0 else v * 1.7 + 0.3
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size:
+            return v + rng.normal(0.0, 1.0 + float(np.std(v)), v.shape)
+        return None
+
+    def finding(f, seen):
+        rng, moves = np.random.default_rng(0), []  # (name, args, kwargs, the learner's answer) with one change
+        for p, o, e in seen:
+            if o.kind != "ok" or close(o.value, e):
+                continue
+            tries = [(names[i], p.args[:i] + (v,) + p.args[i + 1:], p.kwargs) for i, a in enumerate(p.args)
+                     if i < len(names) and (v := changed(a, rng)) is not None]
+            tries += [(key, p.args, {**p.kwargs, key: v}) for key, a in p.kwargs.items()
+                      if (v := changed(a, rng)) is not None]
+            moves += [(name, args, kw, o.value) for name, args, kw in tries
+                      if (r := quiet(reference, *args, **kw)) is not None and not close(r, e)]
+        outs = f.many([(args, kw) for _name, args, kw, _got in moves]) if moves else []
+        stays = {}
+        for (name, _args, _kw, got), out in zip(moves, outs):
+            stays[name] = stays.get(name, True) and out is not None and close(out, got)
+        name = next((name for name, ok in stays.items() if ok), None)
+        return name and ("argument-ignored", f"your function gives the same answer when {name} changes")
     return finding
 
 
@@ -708,5 +752,5 @@ def returns_a_new_array(args):
     return requirement
 
 
-GENERAL = [error_finding, returned_none, unchanged_input, exact_count, shape_finding, scaled_result, float32_finding,
-           only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]
+GENERAL = [error_finding, returned_none, unchanged_input, stale_answer, exact_count, shape_finding, scaled_result,
+           float32_finding, only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]
