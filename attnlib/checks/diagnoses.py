@@ -30,7 +30,8 @@ DIAGNOSES = {
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
-    "non-finite-output": "The result contains NaN or inf where the expected values are finite.",
+    "non-finite-output": "Some entries are NaN or infinite where the expected ones are finite, or finite where "
+                         "infinity is expected.",
     "ids-as-floats": "The ids are right, but they come back as floats where token ids are integers.",
     "returned-booleans": "The values are right, but they come back as True and False where the exercise asks for "
                          "the numbers 1.0 and 0.0.",

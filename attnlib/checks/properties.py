@@ -276,7 +276,7 @@ def stale_answer(f, seen):
         if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind == "f" and o.value.size > 1 \
                 and not close(o.value, e):
             for _q, earlier, x in seen[:i]:
-                if earlier.kind == "ok" and close(earlier.value, x) and _same_kind(o.value, earlier.value) \
+                if earlier.kind == "ok" and close(earlier.value, x) and _same_kind(o.value, e) \
                         and close(o.value, earlier.value) and not close(e, x):
                     return "stale-answer", "for this input your function returned its answer to an earlier call"
     return None
@@ -486,8 +486,9 @@ def argument_mixups(reference, names):
 
 
 def ignored_argument(reference, names):
-    """A finding: on a failing probe, changing one argument moves the reference's answer but not the learner's, so
-    the function never reads it (a float, or a float array). `names[i]` labels argument i."""
+    """A finding: on the failing probes, changing one argument (a float, or a float array) moves the reference's
+    answer but never the learner's (a float array), so the answer does not depend on it. `names[i]` labels
+    argument i."""
     def changed(v, rng):
         if isinstance(v, (float, np.floating)):
             return (v + 0.5) % 1.0 if 0.0 <= v < 1.0 else v * 1.7 + 0.3
@@ -498,8 +499,9 @@ def ignored_argument(reference, names):
     def finding(f, seen):
         rng, moves = np.random.default_rng(0), []  # (name, args, kwargs, the learner's answer) with one change
         for p, o, e in seen:
-            if o.kind != "ok" or close(o.value, e):
-                continue
+            if not (o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind == "f"
+                    and o.value.size > 1) or close(o.value, e):
+                continue  # only float arrays: a token id can stay the same by chance
             tries = [(names[i], p.args[:i] + (v,) + p.args[i + 1:], p.kwargs) for i, a in enumerate(p.args)
                      if i < len(names) and (v := changed(a, rng)) is not None]
             tries += [(key, p.args, {**p.kwargs, key: v}) for key, a in p.kwargs.items()
