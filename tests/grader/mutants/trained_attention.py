@@ -38,7 +38,7 @@ def ma_tuple_of_words(A, tokens):
 WRONG = {
     "most_attended": [
 
-                      ("argument-ignored", ma_query_words)],
+                      (None, ma_query_words)],
 }
 RIGHT = {
     "most_attended": [ma_loop, ma_python_max, ma_float32, ma_tuple_of_words],
