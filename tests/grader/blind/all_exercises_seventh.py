@@ -2263,7 +2263,7 @@ def grouped_query_attention__interleaved_groups(X, Wq, Wk, Wv, Wo, n_heads, n_kv
 
 
 def grouped_query_attention__divides_by_n_kv_heads(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal=True):
-    r = n_heads // n_kv_heads
+    r = n_heads // n_kv_heads  # noqa: F841 - as the learner wrote it
     return _gqa(X, Wq, Wk, Wv, Wo, n_heads, n_kv_heads, causal,
                 lambda h: h // n_kv_heads)  # divides by the number of groups, not the group size r
 
