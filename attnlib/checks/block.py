@@ -15,7 +15,9 @@ def layer_norm_steps(X, g, b, eps=1e-5, *, c):
     """(X - mean) / sqrt(var + eps) * g + b along each row."""
     axis = c("norm axis", right=-1, layer_norm_wrong_axis=0, layer_norm_whole_matrix=None)
     mu = X.mean(axis=axis, keepdims=True)
-    var = X.var(axis=axis, keepdims=True, ddof=c("norm variance", right=0, layer_norm_unbiased_variance=1))
+    var = c.step("norm variance", right=lambda: X.var(axis=axis, keepdims=True),
+                 layer_norm_unbiased_variance=lambda: X.var(axis=axis, keepdims=True, ddof=1),
+                 layer_norm_mean_of_squares=lambda: (X ** 2).mean(axis=axis, keepdims=True))
     if c("norm kind", right="layer", layer_norm_rms="rms") == "rms":  # RMSNorm: the mean square, no centring
         mu, var = 0.0, (X ** 2).mean(axis=axis, keepdims=True)
     eps = c("norm eps", right=eps, layer_norm_eps_ignored=1e-5, layer_norm_eps_ignored__zero=0.0)

@@ -307,6 +307,8 @@ DIAGNOSES = {
     "layer-norm-divides-by-variance": "You divided by the variance instead of the standard deviation.",
     "layer-norm-whole-matrix": "The mean and variance were taken over the whole matrix; each row gets its own.",
     "layer-norm-not-centred": "The row mean was not subtracted.",
+    "layer-norm-mean-of-squares": "The variance was taken as the mean of the squares, without subtracting the mean "
+                                  "first; the variance is the mean of the squared distances from the mean.",
     "layer-norm-rms": "Each row was divided by its root mean square without subtracting its mean (RMSNorm): layer "
                       "norm centres the row first and divides by its standard deviation.",
     "variance-cancellation": "The variance loses its precision on rows with a large offset: the mean of the squares "

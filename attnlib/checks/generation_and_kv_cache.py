@@ -18,6 +18,9 @@ from .spec import Exercise, Probe
 def attend_step_steps(q, K_cache, V_cache, *, c, widths=None):
     """One query against the cache: softmax(K q / sqrt(d)) V, (d_v,) (widths: what a learner may scale by instead)."""
     K, V = c("cached rows read", right=(K_cache, V_cache), attend_step_first_key_only=(K_cache[:1], V_cache[:1]))
+    if not len(K):  # only a cache read before its append is empty here: a learner's guard may return zeros
+        return c.step("empty cache", right=lambda: attention_steps(q[None, :], K, V, causal=False, c=c)[0],
+                      empty_cache_read_as_zeros=lambda: np.zeros(V.shape[-1]))
     return c.step("attended", right=lambda: attention_steps(q[None, :], K, V, causal=False, c=c, widths=widths)[0],
                   attention_skipped=lambda: V_cache[-1])
 
@@ -192,6 +195,7 @@ def top_p_filter_steps(logits, p, *, c):
 
 CHOICES = {
     "cache update": "Look at where k and v join the caches: as their last rows.",
+    "empty cache": "Look at the order of your steps: once k and v are appended, the cache is never empty.",
     "cache read": "Look at the order of your steps: k and v join the caches before q attends.",
     "cache returned": "Look at the caches you return: the grown ones, as new arrays.",
     "greedy": "Look at when your function picks the most likely token: only at temperature 0.",
@@ -801,6 +805,8 @@ DIAGNOSES = {
                                   "reproduces your tokens, so this says only where they part: the logits of the "
                                   "last prompt token agree (or happen to pick the same token), and a later step "
                                   "differs.",
+    "empty-cache-read-as-zeros": "An empty cache gave an output of zeros. The cache the query reads is never empty: it "
+                                 "holds the new token's own row.",
     "qk-swapped": "q and k were made with each other's weights: q comes from Wq and k from Wk.",
     "generate-positions-restart": "The new tokens' positions start again at 0 after the prompt; each token sits at "
                                   "its place in the whole sequence, prompt included.",

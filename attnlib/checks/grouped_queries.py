@@ -50,7 +50,7 @@ def grouped_cache_steps(q, k, v, K_cache, V_cache, *, c):
     heads = c("heads attended", right=len(q), gqa_heads_counted_from_groups=len(k))
     q = queries_steps(q, len(k), c)
     widths = {"scale_by_d_model": q.size, "scale_by_kv_width": k.size, "scale_by_length": K.shape[1],
-              "scale_by_length__cached": K_cache.shape[1]}
+              "scale_by_length__cached": K_cache.shape[1], "scale_by_heads": len(q)}
     o = np.stack([attend_step_steps(q[h], K[keys[h]], V[values[h]], c=c, widths=widths) for h in range(heads)])
     per_head = len(q) // len(k)
     kept = c("rows stored", right=kept, gqa_cache_per_query_head=tuple(np.repeat(M, per_head, axis=0) for M in kept))
@@ -86,6 +86,8 @@ CHOICES = {
 }
 
 DIAGNOSES = {
+    "scale-by-heads": "The scores were divided by the square root of the number of heads; the scale uses the width "
+                      "of one head.",
     "gqa-routed-by-modulo": "Query head h read group h % n_kv_heads, so neighbouring heads read different groups; "
                             "head h reads group h // (n_heads // n_kv_heads): the heads of a group are neighbours.",
     "gqa-routed-by-group-count": "Query head h read group h // n_kv_heads, dividing by the number of groups instead "

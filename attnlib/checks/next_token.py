@@ -103,7 +103,8 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
           scale_ignored__backward=full)
     dA = c.step("upstream of A", right=lambda: dO @ V.T, attention_backward_transpose_missing=lambda: V @ dO.T)
     dS_unscaled = c.step("softmax backward", right=lambda: softmax_backward_steps(A, dA, c=c),
-                         softmax_backward_arguments_swapped=lambda: softmax_backward_steps(dA, A, c=c))
+                         softmax_backward_arguments_swapped=lambda: softmax_backward_steps(dA, A, c=c),
+                         attention_backward_softmax_skipped=lambda: np.where(A > 0, dA, 0.0))
     dS = dS_unscaled * s
     dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
                 attention_backward_dk_from_k=lambda: dS.T @ K, attention_backward_dk_unscaled=lambda: dS_unscaled.T @ Q)
@@ -138,7 +139,8 @@ def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
     out = late * c("dX factor", right=r, layer_norm_backward_std_missing=1.0)
     dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-mean(dXhat) * out,
                  variance_term=-Xhat * mean(dXhat * Xhat) * out)
-    rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1)
+    rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1,
+             layer_norm_backward_parameters_not_summed=())  # a sum over no axis: one gradient per row
     n_g, n_b = c("parameter reduction", right=(1, 1), layer_norm_backward_parameter_gradients_averaged=(len(X),) * 2,
                  layer_norm_backward_parameter_gradients_averaged__db=(1, len(X)))  # a mean: the sum over n rows
     dg = c.terms("layer-norm-backward-dg", sum=c("dg", right=(dY * Xhat).sum(axis=rows),
@@ -307,6 +309,10 @@ CHOICES = {
 # the diagnoses only these exercises use (registry.py merges them into diagnoses.py's tables) ---------------------
 
 DIAGNOSES = {
+    "attention-backward-softmax-skipped": "The gradient reaching the weights was used as the gradient of the scores: "
+                                          "the softmax's backward step between them was skipped.",
+    "layer-norm-backward-parameters-not-summed": "dg and db came back with one row per token: g and b are shared by "
+                                                 "every row, so their gradients are summed over the rows.",
     "cross-entropy-not-averaged": "The loss was summed over the rows instead of averaged, and the gradient was not "
                                   "divided by n either.",
     "cross-entropy-loss-summed": "The loss was summed over the rows instead of averaged, while the gradient is "

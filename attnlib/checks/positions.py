@@ -19,7 +19,8 @@ def embed_steps(tokens, tok_emb, pos_emb, *, c):
               words_scaled_by_root_d=tok_emb[tokens] * np.sqrt(tok_emb.shape[1]))
     places = c.step("position rows", right=lambda: pos_emb[:n], positions_by_token_id=lambda: pos_emb[tokens],
                     positions_from_the_end=lambda: pos_emb[len(pos_emb) - n:],
-                    positions_off_by_one=lambda: pos_emb[1:n + 1], positions_whole_table=lambda: pos_emb)
+                    positions_off_by_one=lambda: pos_emb[1:n + 1], positions_whole_table=lambda: pos_emb,
+                    positions_last_row_only=lambda: pos_emb[n - 1])
     return c.step("word and place", right=lambda: words + places, positions_not_added=lambda: words,
                   positions_multiplied=lambda: words * places,
                   positions_concatenated=lambda: np.concatenate([words, places], axis=1))
@@ -133,6 +134,8 @@ EXERCISES.append(Exercise(
 
 
 DIAGNOSES = {
+    "positions-last-row-only": "Every token got the same position vector, the row of the last position; token i "
+                               "gets row i of the position table.",
     "sinusoid-one-frequency": "Every pair of columns got the same frequency: the exponent 2i/d was computed with "
                               "floor division (//), which is 0 for every pair.",
     "sinusoid-sin-cos-swapped": "Sine and cosine are swapped: the even columns hold the sine, the odd columns the "
