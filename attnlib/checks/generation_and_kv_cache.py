@@ -195,7 +195,7 @@ def top_p_filter_steps(logits, p, *, c):
 
 CHOICES = {
     "cache update": "Look at where k and v join the caches: as their last rows.",
-    "empty cache": "Look at the order of your steps: once k and v are appended, the cache is never empty.",
+    "empty cache": "Look at what your function does with an empty cache: can the cache it reads ever be empty?",
     "cache read": "Look at the order of your steps: k and v join the caches before q attends.",
     "cache returned": "Look at the caches you return: the grown ones, as new arrays.",
     "greedy": "Look at when your function picks the most likely token: only at temperature 0.",
@@ -830,6 +830,8 @@ DIAGNOSES = {
 }
 
 NUDGES = {
+    "empty-cache-read-as-zeros": "Look at the order of your steps: once k and v are appended, the cache is never "
+                                 "empty.",
     "sample-temperature-zero": "Look at what your function does before it divides by the temperature.",
     "cache-step-extra-call": "Count the calls your loop makes for a prompt of one token and one new token.",
     "cache-restarted": "Look at where your caches are set to empty: once, before the first token, or inside the "

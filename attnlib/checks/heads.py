@@ -32,8 +32,6 @@ def split_heads_steps(M, n_heads, *, c, d_head=None):
                   heads_count_and_width_swapped__slices=lambda: np.stack(
                       [M[:, h * n_heads:(h + 1) * n_heads] for h in range(n_heads)]),
                   heads_split_rows=lambda: np.stack(np.split(M, n_heads, axis=0)),
-                  head_width_from_rows=lambda: np.stack([M[:, h * (n // n_heads):(h + 1) * (n // n_heads)]
-                                                         for h in range(n_heads)]),
                   heads_overlap=lambda: np.stack([M[:, h:h + d_head] for h in range(n_heads)]))
 
 
@@ -202,8 +200,6 @@ FINDINGS = {
 
 
 DIAGNOSES = {
-    "head-width-from-rows": "The head width was taken from the rows (the tokens) over n_heads; a head's width is "
-                            "the number of columns over n_heads.",
     "heads-overlap": "Head h started at column h instead of h times d_head, so the heads' slices overlap; head h "
                      "owns the block of d_head columns that starts at h times d_head.",
     "heads-not-moved-first": "The columns were grouped by head, but the heads are not the first axis: the result "
