@@ -346,7 +346,8 @@ def shape_finding(f, seen):
                                           f"{e.shape[k]}: shape {g.shape}, expected {e.shape}")
         if all(_one_row(x, y) is not None for x, y in failing):
             return "only-one-row", f"you returned row {_one_row(g, e) % len(e)} of the expected result only"
-        if all(_row_short(x, y) for x, y in failing) and all(o.kind == "ok" for _p, o, _e in seen):  # no raise
+        if all(_row_short(x, y) for x, y in failing) and all(o.kind == "ok" or len(np.atleast_1d(x)) == 1
+                                                              for _p, o, x in seen):  # raising only for one row
             return "loop-off-by-one", f"you returned {len(g)} rows, expected {len(e)}: one row is missing"
         if g.shape == e.shape and e.ndim >= 2 and len(e) > 1:  # rows: a 1-D result has none
             wrong = [r for r in range(len(e)) if not close(g[r], e[r])]
@@ -465,8 +466,9 @@ SCALE_BY = {"n_k": "scale-by-length", "n_q": "scale-by-length", "t": "scale-by-l
 # named variants of the inputs
 
 def argument_mixups(reference, names):
-    """A finding: the output is the reference with one argument used in place of another of its kind (an array of
-    the same shape, or another int), or with a square argument transposed. `names[i]` labels argument i."""
+    """A finding: on every wrong answer, the output is the reference with one argument used in place of another of
+    its kind (an array of the same rank, or another int), or with a matrix argument transposed. `names[i]` labels
+    argument i."""
     def finding(f, seen):
         tally, wrong = {}, 0
         for p, o, e in seen:
@@ -478,10 +480,10 @@ def argument_mixups(reference, names):
                 if not _alike(a, a):
                     continue
                 tries = []
-                if isinstance(a, np.ndarray) and a.ndim == 2 and a.shape[0] == a.shape[1]:
+                if isinstance(a, np.ndarray) and a.ndim == 2:
                     tries.append((_transposed_id(names[i]), f"{names[i]} was used transposed", i, a.T))
                 for j, b in enumerate(args):
-                    if j != i and _alike(a, b) and not np.array_equal(a, b):
+                    if j != i and _kin(a, b) and not (a.shape == np.shape(b) and np.array_equal(a, b)):
                         tries.append(("wrong-argument-used", f"{names[j]} was used where {names[i]} belongs", i, b))
                 for diagnosis, detail, at, value in tries:
                     moved = args[:at] + [value] + args[at + 1:]
@@ -522,6 +524,13 @@ def ignored_argument(reference, names):
         name = next((name for name, ok in stays.items() if ok), None)
         return name and ("argument-ignored", f"your function gives the same answer when {name} changes")
     return finding
+
+
+def _kin(a, b):
+    """Two arguments one could be written for the other: arrays of one rank and dtype kind, or two Python ints."""
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.ndim == b.ndim and a.dtype.kind == b.dtype.kind
+    return type(a) is int and type(b) is int
 
 
 def _alike(a, b):
