@@ -483,7 +483,7 @@ def argument_mixups(reference, names):
                 if isinstance(a, np.ndarray) and a.ndim == 2:
                     tries.append((_transposed_id(names[i]), f"{names[i]} was used transposed", i, a.T))
                 for j, b in enumerate(args):
-                    if j != i and _kin(a, b) and not (a.shape == np.shape(b) and np.array_equal(a, b)):
+                    if j != i and _kin(a, b) and not (np.shape(a) == np.shape(b) and np.array_equal(a, b)):
                         tries.append(("wrong-argument-used", f"{names[j]} was used where {names[i]} belongs", i, b))
                 for diagnosis, detail, at, value in tries:
                     moved = args[:at] + [value] + args[at + 1:]
