@@ -238,6 +238,10 @@ DIAGNOSES = {
     "constant-output": "Your function gives the same answer whatever its arguments: some of the input is never "
                        "used, or a value is written in (a size from the lesson's example, say) where one computed "
                        "from the input belongs.",
+    "result-scaled-by-constant": "Your result is the right one times a constant (named below) on every probe: a sign "
+                                 "flipped, a term counted twice, or a factor of 2 in the wrong place.",
+    "result-rearranged": "Your result holds the right values in the wrong places (named below): reversed, or moved "
+                         "one place along, as when an index counts from the wrong end or from 1.",
     "result-normalised": "Your result points the right way but was scaled to length 1: nothing in this exercise "
                          "normalises it.",
     "result-scaled-by-size": "Your result is the right one times a factor that follows one of the input's sizes "
@@ -390,6 +394,8 @@ NUDGES = {
                         "you were given?",
     "stale-answer": "Look for anything your function keeps between calls: a dictionary, a global, a default list.",
     "constant-output": "Look for a number written into your function: which argument should it come from?",
+    "result-scaled-by-constant": "Look for a minus sign or a factor of 2 in your formula.",
+    "result-rearranged": "Print the index your loop or slice starts from, and the direction it walks.",
     "result-normalised": "Look for a division by a norm: the result keeps its own length.",
     "result-scaled-by-size": "Look for a division or product by a size (a square root, a count) in your code.",
     "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or "

@@ -708,19 +708,39 @@ def scaled_result(f, seen):
         return None
     if all(close(g, e / np.linalg.norm(e, axis=-1, keepdims=True)) for _p, g, e in failing):
         return "result-normalised", "your result is the right one scaled to length 1"
-    found = None
+    found, factors = None, []
     for p, g, e in failing:
-        c = row_factor(g, e)
+        c = row_factor(g, e) if g.ndim else (np.array([float(g) / float(e)]) if float(e) else None)
         if c is None or not np.allclose(c, c[0], rtol=1e-9):
             return None
+        factors.append(c[0])
         here = {(how, size) for size, s in _sizes(p).items() for how, f in FACTORS.items()
                 if np.isclose(c[0], f(s), rtol=1e-9)}
         found = here if found is None else found & here
+    for k, text in ((-1.0, "with its sign flipped"), (2.0, "times 2"), (0.5, "halved")):
+        if np.allclose(factors, k, rtol=1e-9):
+            return "result-scaled-by-constant", f"your result is the right one {text}, on every probe"
     if found and len({how for how, _ in found}) == 1:
         how, (size, *same) = next(iter(found))[0], sorted(s for _, s in found)
         return "result-scaled-by-size", (f"your result is the right one {how} {size}"
                                          + (f" (equal here to {', '.join(same)})" if same else ""))
     return None
+
+
+REARRANGED = {"reversed": lambda g, e: close(g, e[::-1]),
+              "reversed along its last axis": lambda g, e: close(g, e[..., ::-1]),
+              "moved one place later": lambda g, e: close(g[1:], e[:-1]),
+              "moved one place earlier": lambda g, e: close(g[:-1], e[1:])}
+
+
+def rearranged_result(f, seen):
+    """Every wrong answer holds the right entries in reverse order, or one place along (rows shifted by one)."""
+    failing = [(_float(o.value), e) for _p, o, e in seen if o.kind == "ok" and not close(o.value, e)]
+    if not failing or any(g is None or not isinstance(e, np.ndarray) or g.shape != e.shape or not e.ndim
+                          for g, e in failing) or all(len(e) < 3 for _g, e in failing):
+        return None
+    how = next((how for how, fits in REARRANGED.items() if all(fits(g, e) for g, e in failing)), None)
+    return how and ("result-rearranged", f"your result is the right one {how}")
 
 
 def only_failing(where, diagnosis, detail):
@@ -771,4 +791,5 @@ def returns_a_new_array(args):
 
 
 GENERAL = [error_finding, returned_none, unchanged_input, stale_answer, exact_count, shape_finding, scaled_result,
-           float32_finding, only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]
+           rearranged_result, float32_finding,
+           only_failing(_edge_size, "edge-size-wrong", "only the probes with a size of 0 or 1 fail")]
