@@ -544,9 +544,11 @@ EXERCISES = [
         reference=at.kv_cache_bytes,
         probes=[_kv_probe(12, 12, 64, 1024), _kv_probe(32, 32, 128, 4096, batch=3, bytes_per_value=4),
                 _kv_probe(3, 5, 7, 11, batch=13, bytes_per_value=2), _kv_probe(80, 8, 128, 131072, batch=8),
-                _kv_probe(2, 3, 5, 7, batch=2, bytes_per_value=1)],
+                _kv_probe(2, 3, 5, 7, batch=2, bytes_per_value=1),
+                _kv_probe(10 ** 6, 10 ** 4, 10 ** 4, 10 ** 6)],  # past 2 ** 63: only exact ints hold it
         pipeline=kv_cache_bytes_steps,
-        verified="an exact int for GPT-2 small, a 7B-class shape, odd sizes and a 128k-token batch",
+        verified="an exact int for GPT-2 small, a 7B-class shape, odd sizes, a 128k-token batch and a count past "
+                 "2 to the 63",
         hint1="Count the numbers stored: for every layer, head, token and sequence, one key and one value "
               "of d_head numbers.",
         hint2="Every argument counts something, and each one multiplies the total; keys and values are two "

@@ -40,6 +40,10 @@ are accepted by design (POLICY below).
                                         into loops, lists of lists, similar names mixed up, intermediate results
                                         returned), first run after the sixth set's fixes (260 mistakes, 52 right
                                         answers)
+    all_exercises_eighth.py             all 51 exercises and the capstone, other habits again (reading the lessons'
+                                        pictures, special-casing their small example, other libraries' rules,
+                                        one-line formula slips), first run after the seventh set's fixes (257
+                                        mistakes, 52 right answers)
  Each set's rates
 (caught, named, right answers passing) are printed by `python tests/grader/test_blind.py`; the rates of each set's
 first run against the grader are in tests/grader/blind/README.md.
@@ -72,14 +76,15 @@ NEWER = {"top_k_filter", "top_p_filter", "previous_token_score", "prefix_matchin
 MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises_unseen_second": 0.84,
              "decoding_filters": 0.84, "all_exercises_third": 0.84, "induction_heads": 0.83,
              "all_exercises_fourth": 0.90, "rope": 0.75, "kv_challenge": 0.78, "all_exercises_fifth": 0.88,
-             "all_exercises_sixth": 0.85, "all_exercises_seventh": 0.87}
+             "all_exercises_sixth": 0.85, "all_exercises_seventh": 0.87, "all_exercises_eighth": 0.91}
 # First runs: 244/275 (88.7%), 344/399 (86.2%; four float32 entries are policy), 226/266 (85.0%), 266/314 (84.7%);
 # decoding_filters 30/70 on its first run, 59/70 once its misses were derived; induction_heads 46/104 specific ids on
 # its first run (42 judged correct), 86/103 once its misses were derived; all_exercises_fourth 297/329 (90.3%);
 # rope 43/81 (53.1%) on its first run, 61/81 once its misses were derived; kv_challenge 82/144 (56.9%) on its first
 # run, 115/144 once its misses were derived; all_exercises_fifth 244/275 specific ids (88.7%; 240 judged correct) on
 # its first run; all_exercises_sixth 186/218 specific ids (85.3%; 183 judged correct) on its first run;
-# all_exercises_seventh 228/260 specific ids (87.7%; 224 judged correct) on its first run.
+# all_exercises_seventh 228/260 specific ids (87.7%; 224 judged correct) on its first run; all_exercises_eighth
+# 236/257 specific ids (91.8%; 232 judged correct, two missed) on its first run.
 
 # Accepted by design, so each of these must pass (and is left out of the rates). A numpy integer where the text
 # asks for a Python int is no longer one of them: it wraps around past 2**63, and the grader names it.
@@ -90,6 +95,8 @@ HUGE_STILL_FIRST = ("a float32 cast turns 1e300 into inf, yet the top token stay
                     "kept tokens are the right ones")
 INT_X = "rope's X is a float array: attnlib refuses an integer one, so no probe passes any"
 FLOAT32 = "float32 passes wherever no probe stresses precision (the grader's float32 policy)"
+LOGSUMEXP = ("exp(S - logsumexp(S)) is a standard way to write the softmax (scipy's own); it parts from the "
+             "reference only next to tied scores near 1e17, far outside any the course meets")
 POLICY = {
     "casts both matrices to float32 before the product": FLOAT32,
     "computes 1 / sqrt(d) in float32: off by about 1e-8 relative": FLOAT32,
@@ -112,6 +119,8 @@ POLICY = {
     "clips the result to [1e-12, 1], so -inf entries become 1e-12 instead of exact zeros": WITHIN_TOLERANCE,
     "casts the logits to float32 first, so logits around 1e300 become inf and the softmax nan": HUGE_STILL_FIRST,
     'allocates the output with np.zeros_like(X), so an integer X gives a truncated integer array': INT_X,
+    "computes exp(S - logsumexp(S)), which loses the log of the sum next to huge scores (around 1e17 and up) so the "
+    "weights no longer sum to 1": LOGSUMEXP,
 }
 
 
