@@ -496,8 +496,8 @@ def argument_mixups(reference, names):
 
 def ignored_argument(reference, names):
     """A finding: on the failing probes, changing one argument (a float, or a float array) moves the reference's
-    answer but never the learner's (a float array), so the answer does not depend on it. `names[i]` labels
-    argument i."""
+    answer but never the learner's (a float array), while another argument does move it: the answer does not
+    depend on that one. `names[i]` labels argument i."""
     def changed(v, rng):
         if isinstance(v, (float, np.floating)):
             return (v + 0.5) % 1.0 if 0.0 <= v < 1.0 else v * 1.7 + 0.3
@@ -522,7 +522,9 @@ def ignored_argument(reference, names):
         for (name, _args, _kw, got), out in zip(moves, outs):
             stays[name] = stays.get(name, True) and out is not None and close(out, got)
         name = next((name for name, ok in stays.items() if ok), None)
-        return name and ("argument-ignored", f"your function gives the same answer when {name} changes")
+        if name is None or all(stays.values()):  # nothing moves it: a placeholder, not one argument left out
+            return None
+        return "argument-ignored", f"your function gives the same answer when {name} changes"
     return finding
 
 
