@@ -298,8 +298,9 @@ def shape_finding(f, seen):
               if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind in "fiu"
               and isinstance(e, np.ndarray)]
     values = [o.value for _p, o, _e in seen if o.kind == "ok"]
-    if len(values) == len(seen) > 2 and all(_equal(v, values[0]) and _same_kind(v, e) for v, (_p, _o, e) in
-                                            zip(values, seen)) and not all(_equal(e, seen[0][2]) for _p, _o, e in seen):
+    same = len(values) == len(seen) > 2 and all(_identical(v, values[0]) and _same_kind(v, e)
+                                                for v, (_p, _o, e) in zip(values, seen))
+    if same and not all(_identical(e, seen[0][2]) for _p, _o, e in seen):  # one answer where the right ones differ
         return "constant-output", f"your function returns {_short(values[0])} whatever its input"
     if len(arrays) == len(seen) and len({g for g, _ in arrays}) == 1 and len({x for _, x in arrays}) > 1:
         return "wrong-shape", f"your function returns shape {arrays[0][0]} whatever the sizes of its input"
@@ -356,7 +357,8 @@ def shape_finding(f, seen):
     return None
 
 
-def _equal(a, b):
+def _identical(a, b):
+    """Two answers of one type and equal values (False where comparing them fails)."""
     try:
         return type(a) is type(b) and np.array_equal(a, b)
     except Exception:  # noqa: BLE001 - the learner's output can be anything
@@ -477,7 +479,7 @@ def argument_mixups(reference, names):
             wrong += 1
             args = list(p.args)
             for i, a in enumerate(args):
-                if not _alike(a, a):
+                if not _kin(a, a):  # an array or a Python int
                     continue
                 tries = []
                 if isinstance(a, np.ndarray) and a.ndim == 2:
@@ -532,13 +534,6 @@ def _kin(a, b):
     """Two arguments one could be written for the other: arrays of one rank and dtype kind, or two Python ints."""
     if isinstance(a, np.ndarray):
         return isinstance(b, np.ndarray) and a.ndim == b.ndim and a.dtype.kind == b.dtype.kind
-    return type(a) is int and type(b) is int
-
-
-def _alike(a, b):
-    """Two arguments one could be written for the other: arrays of one shape, or two Python ints (sizes)."""
-    if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype.kind == b.dtype.kind
     return type(a) is int and type(b) is int
 
 
