@@ -12,7 +12,7 @@ from .properties import GENERAL, Ask, argument_mixups, first_finding, ignored_ar
 from .registry import CHOICE_NUDGES, EXERCISES, LESSON_MODULES, NAMES, REQUIREMENTS
 from .diagnoses import nudge
 from .report import OUTPUTS_DIFFER, Report, problems
-from .runner import FRESH_TOL, call, call_many, close, quiet, words
+from .runner import FRESH_TOL, call, call_many, close, kind, quiet, words
 
 TIME_LIMIT = 5.0  # seconds per call
 
@@ -198,7 +198,7 @@ def _isolation_finding(outcomes, expected):
             return "crashed", i, o.error
         if o.unusable:
             return ("wrong-shape" if "too large" in o.unusable else "wrong-type", i,
-                    f"expected {_kind(e)}, got {o.unusable}")
+                    f"expected {kind(e)}, got {o.unusable}")
     return None
 
 
@@ -372,12 +372,6 @@ def _generic(o, e):
     if not np.all(np.isfinite(got) == np.isfinite(e)):
         return "non-finite-output"
     return None
-
-
-def _kind(x):
-    if isinstance(x, np.ndarray):
-        return f"an array of shape {x.shape}"
-    return "None" if x is None else f"a {type(x).__name__}"
 
 
 guard.seal()  # last: every grader module is loaded; from now on a replaced one is reported

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..course import lesson
 from .diagnoses import explain, nudge
-from .runner import ATOL, RTOL, close, is_number_array, words
+from .runner import ATOL, RTOL, close, is_number_array, kind, words
 
 _BOX = "border-left:4px solid {c};background:{bg};padding:6px 10px;margin:4px 0;font-family:sans-serif"
 _COLOURS = {"pass": ("#2e7d32", "#e8f5e9"), "fail": ("#c62828", "#ffebee"), "not-attempted": ("#9e9e9e", "#f5f5f5")}
@@ -232,7 +232,7 @@ def _value_problems(got, e):
         return []
     if isinstance(e, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(e):
-            return [f"expected a tuple of {len(e)} arrays, got {_kind(got)}"]
+            return [f"expected a tuple of {len(e)} arrays, got {kind(got)}"]
         found, differ = [], []  # each finding once; the outputs whose values merely differ, named together
         for j, (g, x) in enumerate(zip(got, e)):
             for p in _value_problems(g, x):
@@ -252,12 +252,12 @@ def _value_problems(got, e):
         return _word_problems(got, e)
     if isinstance(e, (int, np.integer)):
         if not isinstance(got, (int, np.integer)) or isinstance(got, bool):
-            return [f"expected an int, got {_kind(got)}" + (f" = {got!r}" if isinstance(got, float) else "")]
+            return [f"expected an int, got {kind(got)}" + (f" = {got!r}" if isinstance(got, float) else "")]
         return [f"got {int(got):,}, expected {int(e):,}"]
     if isinstance(got, np.ndarray) and got.dtype.kind == "b":
         return [f"your result is an array of dtype bool (True/False); expected floats of shape {e.shape}"]
     if not is_number_array(got):
-        return [f"expected a numpy array of shape {e.shape}, got {_kind(got)}"]
+        return [f"expected a numpy array of shape {e.shape}, got {kind(got)}"]
     got = np.asarray(got)
     found = []
     if got.shape != e.shape:
@@ -287,7 +287,7 @@ def _word_problems(got, e):
     """What is wrong with a returned list of words, against the expected list e."""
     said = words(got)
     if said is None:
-        return [f"expected a list of {len(e)} words (strings), got {_kind(got)}"]
+        return [f"expected a list of {len(e)} words (strings), got {kind(got)}"]
     if len(said) != len(e):
         return [f"got {len(said)} words, expected {len(e)} (one per row)"]
     wrong = [i for i, (w, x) in enumerate(zip(said, e)) if w != x]
@@ -301,12 +301,6 @@ def _number(name):
         return lesson(name).number
     except ValueError:
         return "NN"
-
-
-def _kind(x):
-    if isinstance(x, np.ndarray):
-        return f"an array of shape {x.shape} and dtype {x.dtype}"
-    return "None" if x is None else f"a {type(x).__name__}"
 
 
 def _worst(got, exp, k=5):

@@ -178,7 +178,8 @@ def _run_all(fn, calls, forbidden, send):
 _SAFE_KINDS = "biufcSU"
 
 
-def _kind(x):
+def kind(x):
+    """How a value is described in a message: 'an array of shape (2, 3) and dtype float64', 'a list', 'None'."""
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape} and dtype {x.dtype}"
     return "None" if x is None else f"a {type(x).__name__}"
@@ -206,10 +207,10 @@ def _portable(x, depth=0):
             for i, v in enumerate(x.flat):
                 out.flat[i] = _portable(v, 1)
             return out
-        raise _Unusable(_kind(x))
+        raise _Unusable(kind(x))
     if type(x) in (tuple, list) and depth < 3 and len(x) <= 100:
         return type(x)(_portable(v, depth + 1) for v in x)
-    raise _Unusable(_kind(x))
+    raise _Unusable(kind(x))
 
 
 def _checked(outcome):
