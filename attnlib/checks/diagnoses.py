@@ -248,6 +248,9 @@ DIAGNOSES = {
                              "(named below): a scaling this exercise does not ask for, or one by the wrong size.",
     "axis-summed-away": "Your result is the right one added up along one of its axes: an index that must stay in the "
                         "result was summed over (or averaged) instead.",
+    "sum-missing": "Your result is the right one before a sum: added up (or averaged) along one of its axes, "
+                   "named below, it gives the expected values. That sum was left out, so an index that must be "
+                   "summed over stayed in the result.",
     "only-the-diagonal": "Your result holds only the diagonal of the right matrix: row i was paired with row i "
                          "alone, where every row is paired with every other.",
     "loop-off-by-one": "One row at the start or the end is missing or left at zero: a loop over the rows "
@@ -400,6 +403,7 @@ NUDGES = {
     "result-scaled-by-size": "Look for a division or product by a size (a square root, a count) in your code.",
     "axis-summed-away": "Compare the shape of your result with the expected one: which index did your sum or "
                         "your product letters drop?",
+    "sum-missing": "Compare the shape of your result with the expected one: which axis should your code add up?",
     "only-the-diagonal": "Look at how you pair the rows: every one with every one, not the i-th with the i-th.",
     "loop-off-by-one": "Look at the range of your loop.",
     "input-transposed": "Write the shape of each operand of your product next to it.",

@@ -175,6 +175,7 @@ def top_p_filter_steps(logits, p, *, c):
         order = c.step("ranking", right=lambda: np.argsort(-P, kind="stable"),
                        top_p_ascending=lambda: np.argsort(P, kind="stable"),
                        top_p_ties_to_the_higher_id=lambda: len(P) - 1 - np.argsort(-P[::-1], kind="stable"),
+                       top_p_ties_to_the_higher_id__reversed=lambda: np.argsort(P)[::-1],  # unstable past 16 tokens
                        top_p_not_ranked=lambda: np.arange(len(P)), top_p_unstable_sort=lambda: np.argsort(-P))
         total = np.cumsum(P[order])
         n = c.step("where the run stops", right=lambda: np.searchsorted(total, p) + 1,

@@ -31,7 +31,8 @@ def learned_scores_steps(X, Wq, Wk, *, c):
     """S = (X Wq)(X Wk)ᵀ."""
     Q, K = c.step("projections", right=lambda: (X @ Wq, X @ Wk), projection_missing=lambda: (X, X),
                   weights_transposed=lambda: (X @ Wq.T, X @ Wk.T), keys_without_x=lambda: (X @ Wq, Wk))
-    return similarity_steps(Q, K, c=c)
+    S = similarity_steps(Q, K, c=c)  # (n, n)
+    return c.step("query and key apart", right=lambda: S, scores_symmetrised=lambda: (S + S.T) / 2)
 
 
 CHOICES = {
@@ -39,7 +40,9 @@ CHOICES = {
     "rows normalised": "Look at the lengths of your queries and keys: the scores use them as they are.",
     "what is compared": "Write the shape next to each operand of your product: one score per pair of tokens.",
     "scores returned": "Look at what your function does after the product: the raw scores come back, nothing more.",
+    "query and key apart": "Look at entry (i, j): query i against key j, which is not query j against key i.",
 }
+
 
 
 def _xqk(seed, n, d_model, d, dtype=float):
@@ -86,6 +89,8 @@ FINDINGS = {
 
 
 DIAGNOSES = {
+    "scores-symmetrised": "The scores were made symmetric, (S + Sᵀ) / 2. Queries and keys come from two different "
+                          "projections, so query i against key j is not query j against key i.",
     "scores-softmaxed": "You returned weights (each row sums to 1) instead of the raw scores; the softmax comes later, "
                         "in lesson 06.",
     "scores-masked": "You hid the future with a mask. The scores of this lesson have no mask yet: every query is "

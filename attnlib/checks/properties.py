@@ -323,6 +323,11 @@ def shape_finding(f, seen):
                 if all(close(g, x) or (g.ndim != x.ndim and g.size == x.size and close(g.reshape(x.shape), x))
                        for g, x in zip(parts, e)):
                     return "flattened", "your arrays hold the right numbers in the wrong shape"
+                kept = [(j, _unreduced(g, x)) for j, (g, x) in enumerate(zip(parts, e)) if not close(g, x)]
+                if all(len(found) == 1 for _j, found in kept):
+                    (how, k), = kept[0][1]
+                    return "sum-missing", f"output {kept[0][0]} of the returned tuple, {how} over its axis {k}, " \
+                                          "is the expected one"
             elif _float(got) is not None and close(got, e[0]):
                 return "outputs-missing", f"you returned the first output only; return all {len(e)}"
             continue
@@ -345,6 +350,11 @@ def shape_finding(f, seen):
             return ("only-the-diagonal", "your result is the diagonal of the expected one") if how == "diagonal" \
                 else ("axis-summed-away", f"your result is the expected one {how} over its axis {k}, of length "
                                           f"{e.shape[k]}: shape {g.shape}, expected {e.shape}")
+        kept = set.intersection(*(_unreduced(x, y) for x, y in failing))
+        if len(kept) == 1:
+            ((how, k),) = kept
+            return "sum-missing", f"your result, {how} over its axis {k}, is the expected one: shape {g.shape}, " \
+                                  f"expected {e.shape}"
         if all(_one_row(x, y) is not None for x, y in failing):
             return "only-one-row", f"you returned row {_one_row(g, e) % len(e)} of the expected result only"
         if all(_row_short(x, y) for x, y in failing) and all(o.kind == "ok" or len(np.atleast_1d(x)) == 1
@@ -409,6 +419,15 @@ def _reduced(got, e):
     if e.ndim == 2 and g.shape == (min(e.shape),) and close(g, np.diagonal(e)):
         found.add(("diagonal", 0))
     return found
+
+
+def _unreduced(got, e):
+    """The ways e is got reduced by one axis (of length 2 or more) on this probe: ("summed" or "averaged", axis)."""
+    g = _float(got)
+    if g is None or not isinstance(e, np.ndarray) or g.ndim != e.ndim + 1:
+        return set()
+    return {(how, k) for k in range(g.ndim) if g.shape[k] > 1 and e.shape == g.shape[:k] + g.shape[k + 1:]
+            for how, total in (("summed", np.sum), ("averaged", np.mean)) if close(total(g, axis=k), e)}
 
 
 def _reshaped(got, e):
