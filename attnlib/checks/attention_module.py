@@ -395,7 +395,7 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
             l = l * (kept if rescale == "acc only" else f) + P.sum(axis=1, keepdims=True)
             acc = acc * (kept if rescale == "l only" else f) + P @ V[k0:k0 + block]
             m = m_new
-            if divide != "at the end":
+            if divide != "at the end" and np.isfinite(S).any():  # a tile the mask hides whole leaves acc as it was
                 acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)
         O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide == "l kept" else acc / l
     return O

@@ -12,7 +12,16 @@ def project_rows_steps(X, W, *, c):
     """X' = X @ W: every row projected by the same W."""
     return c.step("rows product", right=lambda: X @ W, weights_transposed=lambda: X @ W.T,
                   weights_transposed__columns=lambda: (W @ X.T).T,
-                  sum_wrong_axis=lambda: (X[:, :, None] * W).sum(axis=2))
+                  weights_transposed__einsum=lambda: np.einsum("ni,oi->no", X, W),  # a 1-wide W broadcasts
+                  sum_wrong_axis=lambda: (X[:, :, None] * W).sum(axis=2),
+                  rows_counted_from_w=lambda: np.array([X[i] @ W for i in range(len(W))]),  # d_in rows, not n
+                  buffer_shaped_like_x=lambda: _written_into(np.zeros_like(X), X @ W))
+
+
+def _written_into(out, Y):
+    """Y written into a buffer made beforehand (numpy broadcasts it in, or raises when it cannot)."""
+    out[:] = Y
+    return out
 
 
 def matmul_cost(n, d_in, d_out):
@@ -77,6 +86,10 @@ EXERCISES = [
 
 
 DIAGNOSES = {
+    "buffer-shaped-like-x": "The result was written into an array made like X, (n, d_in), where it is (n, d_out): "
+                            "it only fits when W is square (and an integer X makes it an integer array).",
+    "rows-counted-from-w": "Your loop over the rows of X runs len(W) times, the number of input features d_in, "
+                           "instead of once per row of X: the result has d_in rows (or indexes past X's last).",
     "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "
                                   "multiplications.",
     "cost-size-used-twice": "The count uses d_in twice, as if W were square.",

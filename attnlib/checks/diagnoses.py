@@ -30,6 +30,8 @@ DIAGNOSES = {
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
+    "axes-permuted": "The values are right but the axes of the result come in another order (named below): a "
+                     "transpose that moved more than the two axes it had to, or none where one was needed.",
     "non-finite-output": "Some entries are NaN or infinite where the expected ones are finite, or finite where "
                          "infinity is expected.",
     "ids-as-floats": "The ids are right, but they come back as floats where token ids are integers.",
@@ -54,6 +56,8 @@ DIAGNOSES = {
     "computed-in-float32": "Your function computes in float32 (PyTorch's default): it keeps only about 7 digits, "
                            "and values beyond about 3e38 overflow to inf, where numpy's float64 keeps about 16 "
                            "digits up to about 1e308.",
+    "computed-in-float16": "Your function computes in float16 (half precision): it keeps only about 3 digits, and "
+                           "values beyond 65504 overflow to inf, where numpy's float64 keeps about 16 digits.",
     "returns-its-input": "Your function returned the array it was given (or a view of it) instead of a new one, "
                          "so whoever changes the result changes the input too.",
     # projections and rows
@@ -118,6 +122,9 @@ DIAGNOSES = {
     "mask-applied": "Cross-attention has no mask: every query may look at every key of the other sequence.",
     # softmax
     "softmax-wrong-axis": "The softmax ran over the wrong axis: each row (one query) must sum to 1.",
+    "softmax-max-in-numerator-only": "The max was subtracted from the scores above the fraction bar but not below "
+                                     "it: the exponentials are divided by the sum of the unshifted ones, so every "
+                                     "weight is off by one common factor, and the sum overflows for large scores.",
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
     "softmax-whole-matrix": "The softmax normalised the whole matrix at once instead of each row on its own.",
     "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN.",
@@ -274,7 +281,9 @@ DIAGNOSES = {
     "products-not-summed": "The products of the inputs with the weights were formed but never summed over the input "
                            "features.",
     "sum-wrong-axis": "The sum ran over the output axis: each output feature sums over the input features.",
-    "mask-boolean": "The mask is True/False; this mask is additive floats: 0 where visible, −∞ where hidden.",
+    "mask-boolean": "Your mask is made of True and False (the boolean masks of PyTorch and others), where the "
+                    "exercise asks for an additive mask of floats: 0 where a key may be seen, minus infinity where "
+                    "it is hidden, ready to be added to the scores.",
     "log-softmax": "You returned the log of the softmax instead of the probabilities.",
     "softmax-base-two": "Your exponentials were powers of 2 instead of powers of e: the result is the softmax of the "
                         "scores times ln 2, flatter than the right one.",
@@ -344,6 +353,7 @@ DIAGNOSES = {
 NUDGES = {
     # named by the general findings too (properties.py), where no choice's nudge is at hand
     "output-transposed": "Look at the last step: which axis of your result holds the tokens?",
+    "axes-permuted": "Write the shape of your result next to the expected one: which axis must come first?",
     "returned-a-list": "Look at the type of what your function returns.",
     "int-array": "Look at the dtype of the arrays you create and of the divisions you make.",
     "ids-as-floats": "Look at the dtype of the array you return.",
@@ -358,6 +368,7 @@ NUDGES = {
                                 "that line stored in the array you return?",
     "wrong-unit": "Look at the last step of your calculation: is anything divided or multiplied after the bytes "
                   "are counted?",
+    "computed-in-float16": "Look for float16 in your code: an astype, a dtype, or an array built from a float16 one.",
     "computed-in-float32": "Look for float32 in your code: an astype, a dtype, or an array built from a float32 one.",
     "returns-its-input": "Look at the cases where your function returns its argument as it came in.",
     "integer-overflow": "Look at the dtype of the numbers you multiply.",
@@ -419,7 +430,7 @@ NUDGES = {
     "mean-instead-of-sum": "Look at the reduction over the input features.",
     "products-not-summed": "Look at the shape of your result.",
     "sum-wrong-axis": "Look at the axis of your sum.",
-    "mask-boolean": "Look at the dtype of your result.",
+    "mask-boolean": "Look at the values your mask holds: numbers to add to the scores.",
     "log-softmax": "Look at the last step.",
     "softmax-min-subtraction": "Look at which extreme you subtract.",
     "heads-summed": "Look at how the heads are joined.",

@@ -40,7 +40,8 @@ def merge_heads_steps(O, c):
     h, n, d = O.shape
     return c.step("merge", right=lambda: O.transpose(1, 0, 2).reshape(n, h * d),
                   heads_merge_mixed=lambda: O.reshape(n, h * d),
-                  heads_out_of_order__merge=lambda: O[::-1].transpose(1, 0, 2).reshape(n, h * d))
+                  heads_out_of_order__merge=lambda: O[::-1].transpose(1, 0, 2).reshape(n, h * d),
+                  heads_interleaved__merge=lambda: O.transpose(1, 2, 0).reshape(n, h * d))
 
 
 def groups_steps(n_heads, n_groups, c):
@@ -164,9 +165,8 @@ def head_layout(f, seen):
         for which, moved in ((1, moved_by_q), (3, moved_by_v)):
             out = outs[1 + 2 * c + (which == 3)]
             moved.append(set(np.flatnonzero(~np.isclose(out, base, rtol=1e-9, atol=1e-12).all(axis=0))))
-    blocks = [set(range(h * d_head, (h + 1) * d_head)) for h in range(n_heads)]
     if all(moved_by_v[c] == {c} for c in range(d)):
-        if any(moved_by_q[c] - blocks[c // d_head] for c in range(d)):
+        if any(moved_by_q[c] == set(range(d)) for c in range(d)):  # a column of Wq that moves every head
             return "heads-share-scores", "moving one column of Wq changed the output of every head"
         return None
     if all(len(m) == 1 for m in moved_by_v):

@@ -29,7 +29,7 @@ def _other(axis, ndim):
 def softmax_steps(S, axis=-1, *, c):
     """softmax(S) along `axis`: exp(S - max) over its sum, the max and the sum along the same axis."""
     axis = c("softmax axis", right=axis, softmax_wrong_axis=_other(axis, S.ndim), softmax_wrong_axis__first=0,
-             softmax_ignores_axis=-1, softmax_whole_matrix=None)
+             softmax_ignores_axis=-1, softmax_ignores_axis__one=1 if S.ndim > 1 else axis, softmax_whole_matrix=None)
     top = c.step("softmax max", right=lambda: S.max(axis=axis, keepdims=True), softmax_no_max_subtraction=lambda: 0.0,
                  softmax_max_wrong_axis=lambda: S.max(axis=_other(axis, S.ndim), keepdims=True),
                  softmax_max_wrong_axis__first=lambda: S.max(axis=0, keepdims=True),
@@ -39,7 +39,8 @@ def softmax_steps(S, axis=-1, *, c):
     total = c.step("softmax sum", right=lambda: E.sum(axis=axis, keepdims=True),
                    softmax_sum_wrong_axis=lambda: E.sum(axis=_other(axis, S.ndim), keepdims=True),
                    softmax_sum_wrong_axis__first=lambda: E.sum(axis=0, keepdims=True),
-                   softmax_not_normalised=lambda: 1.0)
+                   softmax_not_normalised=lambda: 1.0,
+                   softmax_max_in_numerator_only=lambda: np.exp(S).sum(axis=axis, keepdims=True))
     return E / total
 
 
@@ -261,7 +262,7 @@ def mask_pattern(f, seen):
         if o.kind != "ok" or not isinstance(o.value, np.ndarray) or o.value.shape != e.shape:
             continue
         if o.value.dtype.kind == "b":
-            return "mask-boolean"
+            return None  # a boolean mask: the general findings read it (properties.py)
         got = o.value.astype(float)
         if np.isnan(got).any():
             return "mask-multiplied"

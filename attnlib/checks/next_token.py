@@ -32,7 +32,7 @@ def softmax_backward_steps(A, dA, *, c):
     """dS = A dA - A rowsum(dA A): each entry's own share, minus its row's shared sum."""
     F = c("softmax backward factor", right=A, softmax_backward_missing_a_factor=np.ones_like(A))
     axis = c("softmax backward sum", right=-1, softmax_backward_sum_wrong_axis=-2,
-             softmax_backward_sum_wrong_axis__first=0)
+             softmax_backward_sum_wrong_axis__first=0, softmax_backward_sum_wrong_axis__one=1)
     shared = c.step("softmax backward reduction", right=lambda: (dA * A).sum(axis=axis, keepdims=axis != 0),
                     softmax_backward_mean_not_sum=lambda: (dA * A).mean(axis=axis, keepdims=axis != 0),
                     softmax_backward_diagonal_only=lambda: dA * A, softmax_backward_sum_wrong_axis__whole=lambda:
@@ -134,11 +134,17 @@ def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
     Xhat = (X - X.mean(axis=1, keepdims=True)) * r
     dXhat, late = c("gain", right=(dY * g, 1.0), layer_norm_backward_gain_ignored=(dY, 1.0),
                     layer_norm_backward_gain_applied_late=(dY, g))
-    mean = c("corrections", right=lambda a: a.mean(axis=1, keepdims=True),
-             layer_norm_backward_sums_not_means=lambda a: a.sum(axis=1, keepdims=True))
+    def mean(a):
+        return a.mean(axis=1, keepdims=True)
+
+    def total(a):
+        return a.sum(axis=1, keepdims=True)
+    first, second = c("corrections", right=(mean, mean), layer_norm_backward_sums_not_means=(total, total),
+                      layer_norm_backward_mean_correction_summed=(total, mean),
+                      layer_norm_backward_variance_correction_summed=(mean, total))
     out = late * c("dX factor", right=r, layer_norm_backward_std_missing=1.0)
-    dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-mean(dXhat) * out,
-                 variance_term=-Xhat * mean(dXhat * Xhat) * out)
+    dX = c.terms("layer-norm-backward", own=dXhat * out, mean_term=-first(dXhat) * out,
+                 variance_term=-Xhat * second(dXhat * Xhat) * out)
     rows = c("parameter sums", right=0, layer_norm_backward_sums_wrong_axis=1,
              layer_norm_backward_parameters_not_summed=())  # a sum over no axis: one gradient per row
     n_g, n_b = c("parameter reduction", right=(1, 1), layer_norm_backward_parameter_gradients_averaged=(len(X),) * 2,
@@ -343,6 +349,12 @@ DIAGNOSES = {
     "layer-norm-backward-sums-not-means": "The two corrections of dX used row sums where they need row means: the "
                                           "mean and the variance each spread a change of one entry over the d "
                                           "entries of its row, a factor of one over d.",
+    "layer-norm-backward-mean-correction-summed": "The first correction of dX, for the row mean, subtracts the row "
+                                                  "sum of dx̂ where it needs its row mean: a factor of one over d "
+                                                  "is missing.",
+    "layer-norm-backward-variance-correction-summed": "The second correction of dX, for the row variance, uses the "
+                                                      "row sum of dx̂ x̂ where it needs its row mean: a factor of one "
+                                                      "over d is missing.",
     "cross-entropy-in-bits": "The loss was measured in bits (a base-2 logarithm, or divided by ln 2). The course "
                              "measures it in nats, with the natural logarithm, as the softmax's exponential does.",
     "cross-entropy-averaged-over-entries": "The loss was averaged over all n times vocab entries of the one-hot "

@@ -114,16 +114,7 @@ def _cross_sizes(p):
     return {"d": Wq.shape[1], "d_model": X.shape[1], "n_q": X.shape[0], "n_k": Z.shape[0], "d_v": Wv.shape[1]}
 
 
-def padding_pattern(f, seen):
-    """Read a boolean mask off its dtype."""
-    for _p, o, _e in seen:
-        if o.kind == "ok" and isinstance(o.value, np.ndarray) and o.value.dtype.kind == "b":
-            return "mask-boolean"
-    return None
-
-
 FINDINGS = {
-    "padding_mask": [padding_pattern],
     "cross_attention": [every_key_visible, scale_finding(cross_attention, 2, _cross_sizes), huge_scores(0)],
 }
 

@@ -8,6 +8,7 @@ The probes here never compare against a catalogue of wrong functions: they pertu
 which outputs move (causality, layout), compare outputs with each other (shift and scale invariance),
 or read a property off the output itself (row sums, a factor per row, a shape).
 """
+import itertools
 import re
 
 import numpy as np
@@ -238,6 +239,13 @@ def _container(seen):
     if every(lambda g, e: isinstance(e, np.ndarray) and e.dtype.kind == "f" and isinstance(g, np.ndarray)
              and g.dtype.kind == "b" and close(g.astype(float), e)):
         return "returned-booleans", "your function returns True and False where 1.0 and 0.0 are expected"
+    if every(lambda g, e: isinstance(e, np.ndarray) and e.dtype.kind == "f" and bool(np.all((e == 0) | np.isneginf(e)))
+             and isinstance(g, np.ndarray) and g.dtype.kind == "b" and g.shape == e.shape):
+        meaning = next((text for hidden, text in ((True, "True where a key is hidden"),
+                                                  (False, "True where a key may be seen"))
+                        if every(lambda g, e, hidden=hidden: bool(np.all(g == (np.isneginf(e) == hidden))))),
+                       "and its True and False do not follow the expected mask either")
+        return "mask-boolean", f"your function returns a boolean mask, {meaning}"
     if every(lambda g, e: isinstance(g, (tuple, list)) and len(g) > 1 and not isinstance(e, (tuple, list))
              and close(g[0], e)):
         return "extra-outputs", "the first of the values your function returns is the right result"
@@ -340,6 +348,10 @@ def shape_finding(f, seen):
             continue
         if all(_transposed(x, y) for x, y in failing):
             return "output-transposed", f"your result has shape {g.shape}, the expected {e.shape} transposed"
+        orders = set.intersection(*(_permuted(x, y) for x, y in failing))
+        if orders:
+            return "axes-permuted", f"your result has shape {g.shape}: the axes of the expected {e.shape} in the " \
+                                    f"order {min(orders)}"
         if reshaped and g.shape != e.shape and g.ndim != e.ndim:
             ones = [s for s in g.shape if s != 1] == [s for s in e.shape if s != 1]  # only axes of length 1 differ
             found = ("extra-axis" if g.ndim > e.ndim else "axis-dropped") if ones else "flattened"
@@ -399,6 +411,15 @@ def _row_short(got, e):
 def _transposed(got, e):
     g = _float(got)
     return g is not None and g.ndim == 2 and isinstance(e, np.ndarray) and g.shape == e.shape[::-1] and close(g.T, e)
+
+
+def _permuted(got, e):
+    """The orders of e's axes (other than its own) that got holds e in, for arrays of 3 axes or more."""
+    g = _float(got)
+    if g is None or not isinstance(e, np.ndarray) or e.ndim < 3 or g.ndim != e.ndim:
+        return set()
+    return {order for order in itertools.permutations(range(e.ndim)) if order != tuple(range(e.ndim))
+            and g.shape == tuple(e.shape[k] for k in order) and close(g, e.transpose(order))}
 
 
 def _one_row(got, e):
@@ -777,15 +798,17 @@ def _edge_size(p):
 
 
 def float32_finding(f, seen):
-    """A float32 result that is the expected float64 one rounded to float32 on every probe (values beyond float32's
-    range become inf): the computation ran in float32."""
+    """A float32 (or float16) result that is the expected float64 one rounded to that dtype on every probe (values
+    beyond its range become inf; float16's 3 digits are lost again in each sum): the computation ran in it."""
     results = [(o.value, e) for _, o, e in seen if o.kind == "ok" and isinstance(e, np.ndarray)]
-    if not any(isinstance(g, np.ndarray) and g.dtype == np.float32 for g, _ in results):
-        return None
-    with np.errstate(over="ignore"):
-        if all(isinstance(g, np.ndarray) and g.dtype == np.float32 and g.shape == e.shape
-               and close(g.astype(float), e.astype(np.float32).astype(float), 1e-6) for g, e in results):
-            return "computed-in-float32", "your results are float32 arrays: the expected values rounded to float32"
+    for dtype, tol in ((np.float32, 1e-6), (np.float16, 1e-2)):
+        if not any(isinstance(g, np.ndarray) and g.dtype == dtype for g, _ in results):
+            continue
+        with np.errstate(over="ignore"):
+            if all(isinstance(g, np.ndarray) and g.dtype == dtype and g.shape == e.shape
+                   and close(g.astype(float), e.astype(dtype).astype(float), tol) for g, e in results):
+                bits = np.dtype(dtype).name
+                return f"computed-in-{bits}", f"your results are {bits} arrays: the expected values rounded to {bits}"
     return None
 
 

@@ -47,12 +47,13 @@ def evict_steps(K, V, window, n_sinks, c):
     w = c("cache window", right=window, cache_window_one_too_wide=window + 1, cache_window_one_too_narrow=window - 1)
     s = c("sinks kept", right=n_sinks, sinks_dropped=0, sinks_one_too_many=n_sinks + 1)
     t = len(K)
-    full = c("cut when", right=t > w, sinks_outside_window=t > w + s, cache_cut_before_full=True)
+    full = c("cut when", right=t > w, sinks_outside_window=t > w + s, cache_cut_before_full="always")
+    if full == "always":  # a cut by slices from the end: a short cache keeps every row, after its sinks again
+        return K[np.r_[0:s, np.arange(t)[-(w - s):]]], V[np.r_[0:s, np.arange(t)[-(w - s):]]]
     if not full:
         return K, V
     rows = c.step("rows evicted", right=lambda: np.r_[0:s, t - (w - s):t], cache_evicts_newest=lambda: np.arange(w),
                   sinks_outside_window=lambda: np.r_[0:s, t - w:t],
-                  cache_cut_before_full=lambda: np.r_[0:s, np.arange(t)[-(w - s):]],
                   cache_window_one_too_narrow__recent=lambda: np.r_[0:s, t - (w - s - 1):t],
                   sinks_roles_swapped=lambda: np.r_[0:w - s, t - s:t],
                   sinks_newest=lambda: np.r_[t - (w - s):t, 0:s],  # the sinks moved behind the newest rows
