@@ -21,6 +21,8 @@ from .spec import Exercise, Probe
 def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
     """O = A V, with A from attention_weights' steps (widths: what a learner may scale by instead of d)."""
     K, V = c("roles", right=(K, V), kv_swapped=(V, K))
+    last = (K[-len(Q):], V[-len(Q):]) if len(Q) > 1 else (K, V)  # "the queries are the last n_q": keys cut too
+    K, V = c("keys read", right=(K, V), keys_cut_to_queries=last)
     A = weights_steps(Q, K, causal, scale, c=c, widths=widths)
     return c.step("mixing product", right=lambda: A @ V, av_transposed=lambda: A.T @ V,
                   va_instead_of_av=lambda: V @ A, returns_weights=lambda: A, keys_mixed=lambda: A @ K,
@@ -45,6 +47,7 @@ CHOICES = {
     "leak nudge": "Look at how far you move each input row: far enough to show in the outputs.",
     "rows moved": "Look at which input rows your loop moves: every one of them, the last included.",
     "leak reading": "Work out by hand what a mask shifted by one should give: 1; and causal attention: 0.",
+    "keys read": "Count the keys your queries read: all of them, each query up to its own position.",
     "roles": "Look at which matrix your scores read and which one your weights mix: keys, then values.",
     "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
     "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",
@@ -535,6 +538,9 @@ REQUIREMENTS = {"tiled_attention": [tiled_memory]}
 
 
 DIAGNOSES = {
+    "keys-cut-to-queries": "Only the last n_q keys and values were kept, one per query. The queries sit at the last "
+                           "n_q positions, but each of them may still read every key up to its own position, the "
+                           "earlier keys included.",
     "leak-returns-input-row": "You returned the index of the input row that leaks, not how far ahead of the output "
                               "row it sits: the answer is a distance, j - i.",
     # future_leak

@@ -88,8 +88,8 @@ EXERCISES = [
 DIAGNOSES = {
     "buffer-shaped-like-x": "The result was written into an array made like X, (n, d_in), where it is (n, d_out): "
                             "it only fits when W is square (and an integer X makes it an integer array).",
-    "rows-counted-from-w": "Your loop over the rows of X runs len(W) times, the number of input features d_in, "
-                           "instead of once per row of X: the result has d_in rows (or indexes past X's last).",
+    "rows-counted-from-w": "Your loop over the rows of X runs once per row of W, d_in times, instead of once per "
+                           "row of X: the result has d_in rows (or indexes past X's last row).",
     "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "
                                   "multiplications.",
     "cost-size-used-twice": "The count uses d_in twice, as if W were square.",

@@ -64,7 +64,9 @@ def cross_entropy_steps(logits, targets, *, c):
         log_p, P = c("log probability", right=(Z - top - np.log(total), P), cross_entropy_log_underflow=(np.log(P), P),
                      cross_entropy_max_not_added_back=(Z - np.log(total), P),
                      softmax_no_max_subtraction__loss=(naive, P),
-                     softmax_no_max_subtraction__log_space=(naive, np.exp(naive)))
+                     softmax_no_max_subtraction__log_space=(naive, np.exp(naive)),
+                     **{f"cross_entropy_probability_clipped__{k}": (np.log(np.maximum(P, 10.0 ** -k)), P)
+                        for k in (7, 8, 9, 10, 12, 15)})  # an eps "for safety" under the log
     targets = c("target ids", right=targets, cross_entropy_targets_from_one=targets - 1)  # -1: the last column
     picked = c.step("picked", right=lambda: -log_p[np.arange(n), targets],
                     cross_entropy_target_columns=lambda: -log_p[:, targets])
@@ -355,6 +357,9 @@ DIAGNOSES = {
     "layer-norm-backward-variance-correction-summed": "The second correction of dX, for the row variance, uses the "
                                                       "row sum of dx̂ x̂ where it needs its row mean: a factor of one "
                                                       "over d is missing.",
+    "cross-entropy-probability-clipped": "The probability was clipped at a small eps before its log, so a "
+                                         "confident wrong prediction costs at most minus the log of eps (27.6 for "
+                                         "1e-12) instead of its true, larger loss.",
     "cross-entropy-in-bits": "The loss was measured in bits (a base-2 logarithm, or divided by ln 2). The course "
                              "measures it in nats, with the natural logarithm, as the softmax's exponential does.",
     "cross-entropy-averaged-over-entries": "The loss was averaged over all n times vocab entries of the one-hot "
