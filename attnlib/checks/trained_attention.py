@@ -13,6 +13,7 @@ def most_attended(A, tokens):
 
 def most_attended_steps(A, tokens, *, c):
     """The word of the largest weight along each row; of equal weights, the earliest."""
+    A = c("weights precision", right=A, computed_in_float16=A.astype(np.float16))  # near ties become ties
     j = c.step("which key", right=lambda: np.argmax(A, axis=1), most_attended_wrong_axis=lambda: np.argmax(A, axis=0),
                most_attended_least=lambda: np.argmin(A, axis=1),
                most_attended_ties_latest=lambda: A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1),
@@ -41,6 +42,13 @@ def _ties_probe(n):
     return Probe((at.uniform_causal_weights(n), WORDS[:n]), names=("A", "tokens"), rows=WORDS[:n])
 
 
+def _near_ties_probe(n):
+    """Row i's largest weight, at key i, beats key 0's by one part in 10^4: apart in float32, tied in float16."""
+    A = np.tril(np.full((n, n), 0.1))  # (n, n)
+    A[:, 0], A[np.arange(n), np.arange(n)] = 0.3, 0.3 * (1 + 1e-4)
+    return Probe((A / A.sum(axis=1, keepdims=True), WORDS[:n]), names=("A", "tokens"), rows=WORDS[:n])
+
+
 def _bidirectional_probe(seed, n_q, n_k):
     """No mask (cross-attention): any key may win; new words, so the answer cannot be guessed from WORDS."""
     keys = ["dog", "slept", "under", "a", "big", "old", "tree"][:n_k]
@@ -54,10 +62,10 @@ EXERCISES = [
         returns=list,
         reference=most_attended,
         probes=[_causal_probe(600, 6), _cache_probe(602, 3, 5), _ties_probe(5), _bidirectional_probe(604, 4, 7),
-                _cache_probe(606, 1, 4)],  # one query row
+                _cache_probe(606, 1, 4), _near_ties_probe(5)],  # one query row; near ties
         pipeline=most_attended_steps,
         verified="the word with the largest weight in each row: a causal A, a cached one (fewer queries than "
-                 "keys), exact ties and an unmasked A over new words",
+                 "keys), exact ties, near ties and an unmasked A over new words",
         hint1="Row i of A is how query i shares its attention among the keys; the word it attends to most is the "
               "key whose column holds the largest weight of that row.",
         hint2="Work along each row (axis 1, the keys), keep the column of the largest weight, then turn that column "
@@ -95,6 +103,8 @@ def entropy_steps(A, *, c):
 CHOICES = {
     "which key": "Work along each row, over the keys: the largest weight, the earliest of equal ones.",
     "answer": "Look at what you return: the words at those columns.",
+    "weights precision": "Look at the dtype your weights are compared in: two weights one part in 10^4 apart must "
+                         "stay apart.",
     "log of a zero": "Look at what a masked weight, exactly 0, contributes: its term must count as 0.",
     "log": "Look at your logarithm: the natural log of the weight itself.",
     "weighted by": "Look at each term: the weight times its own logarithm.",

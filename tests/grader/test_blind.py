@@ -44,6 +44,11 @@ are accepted by design (POLICY below).
                                         pictures, special-casing their small example, other libraries' rules,
                                         one-line formula slips), first run after the seventh set's fixes (257
                                         mistakes, 52 right answers)
+    all_exercises_ninth.py              all 51 exercises and the capstone, other habits again (PyTorch translated
+                                        imperfectly, the previous exercise's code half-adapted, vectorised tricks
+                                        with one index wrong, state kept between calls, precision "to save
+                                        memory"), first run against the grader as it stood before it was written
+                                        (239 mistakes, 52 right answers)
  Each set's rates
 (caught, named, right answers passing) are printed by `python tests/grader/test_blind.py`; the rates of each set's
 first run against the grader are in tests/grader/blind/README.md.
@@ -76,7 +81,8 @@ NEWER = {"top_k_filter", "top_p_filter", "previous_token_score", "prefix_matchin
 MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises_unseen_second": 0.84,
              "decoding_filters": 0.84, "all_exercises_third": 0.84, "induction_heads": 0.83,
              "all_exercises_fourth": 0.90, "rope": 0.75, "kv_challenge": 0.78, "all_exercises_fifth": 0.88,
-             "all_exercises_sixth": 0.85, "all_exercises_seventh": 0.87, "all_exercises_eighth": 0.91}
+             "all_exercises_sixth": 0.85, "all_exercises_seventh": 0.87, "all_exercises_eighth": 0.91,
+             "all_exercises_ninth": 0.92}
 # First runs: 244/275 (88.7%), 344/399 (86.2%; four float32 entries are policy), 226/266 (85.0%), 266/314 (84.7%);
 # decoding_filters 30/70 on its first run, 59/70 once its misses were derived; induction_heads 46/104 specific ids on
 # its first run (42 judged correct), 86/103 once its misses were derived; all_exercises_fourth 297/329 (90.3%);
@@ -84,7 +90,8 @@ MIN_NAMED = {"all_exercises": 0.88, "all_exercises_unseen": 0.86, "all_exercises
 # run, 115/144 once its misses were derived; all_exercises_fifth 244/275 specific ids (88.7%; 240 judged correct) on
 # its first run; all_exercises_sixth 186/218 specific ids (85.3%; 183 judged correct) on its first run;
 # all_exercises_seventh 228/260 specific ids (87.7%; 224 judged correct) on its first run; all_exercises_eighth
-# 236/257 specific ids (91.8%; 232 judged correct, two missed) on its first run.
+# 236/257 specific ids (91.8%; 232 judged correct, two missed) on its first run; all_exercises_ninth 207/239
+# specific ids (86.6%; 200 judged correct, three missed) on its first run.
 
 # Accepted by design, so each of these must pass (and is left out of the rates). A numpy integer where the text
 # asks for a Python int is no longer one of them: it wraps around past 2**63, and the grader names it.
@@ -112,6 +119,9 @@ POLICY = {
     "of exactly 0": WITHIN_TOLERANCE,
     "adds 1e-6 to the denominator 'for safety', so the entries no longer sum to 1": WITHIN_TOLERANCE,
     "adds 1e-6 inside the log 'for safety', biasing every entropy": WITHIN_TOLERANCE,
+    "adds 1e-8 inside the log, which biases the entropy of rows with many small weights (and makes one-hot rows "
+    "slightly negative)": WITHIN_TOLERANCE,
+    "computes the angles in float32, which loses ~1e-4 radians at positions in the thousands": FLOAT32,
     "builds the output with np.full_like(logits, -inf), which takes the input's dtype: integer logits give an "
     "integer array with garbage instead of -inf": INT_LOGITS,
     "copies the logits keeping their dtype, so integer logits cannot hold -inf (OverflowError) and the output is "
