@@ -31,7 +31,8 @@ DIAGNOSES = {
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
     "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
     "axes-permuted": "The values are right but the axes of the result come in another order (named below): a "
-                     "transpose that moved more than the two axes it had to, or none where one was needed.",
+                     "transpose that moved other axes than the ones it had to (on an array of three axes, a plain "
+                     "transpose reverses all three), or none where one was needed.",
     "non-finite-output": "Some entries are NaN or infinite where the expected ones are finite, or finite where "
                          "infinity is expected.",
     "ids-as-floats": "The ids are right, but they come back as floats where token ids are integers.",

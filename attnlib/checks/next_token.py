@@ -357,9 +357,9 @@ DIAGNOSES = {
     "layer-norm-backward-variance-correction-summed": "The second correction of dX, for the row variance, uses the "
                                                       "row sum of dx̂ x̂ where it needs its row mean: a factor of one "
                                                       "over d is missing.",
-    "cross-entropy-probability-clipped": "The probability was clipped at a small eps before its log, so a "
-                                         "confident wrong prediction costs at most minus the log of eps (27.6 for "
-                                         "1e-12) instead of its true, larger loss.",
+    "cross-entropy-probability-clipped": "The probability was guarded by a small eps before its log (clipped "
+                                         "to it, or added to it), so a confident wrong prediction costs at most "
+                                         "minus the log of eps (27.6 for 1e-12) instead of its true, larger loss.",
     "cross-entropy-in-bits": "The loss was measured in bits (a base-2 logarithm, or divided by ln 2). The course "
                              "measures it in nats, with the natural logarithm, as the softmax's exponential does.",
     "cross-entropy-averaged-over-entries": "The loss was averaged over all n times vocab entries of the one-hot "

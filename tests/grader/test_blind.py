@@ -70,7 +70,7 @@ ACCEPTABLE = [(name, m) for name, module in SETS.items() for m in module.ACCEPTA
 # Ids that say something went wrong without saying what: a learner gets no pointer from them.
 GENERIC = {None, "wrong-shape", "raised-error", "non-finite-output", "wrong-type", "wrong-dtype", "timeout",
            "not-attempted", "crashed"}
-IN_PLACE = ("in place", "in-place", "overwrit", "modif")
+IN_PLACE = ("in place", "in-place", "overwrit", "modif", "caller's")
 
 # Exercises added after the sets that cover the whole course; each has a blind set of its own, written before its
 # check.
