@@ -332,7 +332,7 @@ def shape_finding(f, seen):
                        for g, x in zip(parts, e)):
                     return "flattened", "your arrays hold the right numbers in the wrong shape"
                 kept = [(j, _unreduced(g, x)) for j, (g, x) in enumerate(zip(parts, e)) if not close(g, x)]
-                if all(len(found) == 1 for _j, found in kept):
+                if kept and all(len(found) == 1 for _j, found in kept):
                     (how, k), = kept[0][1]
                     return "sum-missing", f"output {kept[0][0]} of the returned tuple, {how} over its axis {k}, " \
                                           "is the expected one"

@@ -49,7 +49,8 @@ def evict_steps(K, V, window, n_sinks, c):
     t = len(K)
     full = c("cut when", right=t > w, sinks_outside_window=t > w + s, cache_cut_before_full="always")
     if full == "always":  # a cut by slices from the end: a short cache keeps every row, after its sinks again
-        return K[np.r_[0:s, np.arange(t)[-(w - s):]]], V[np.r_[0:s, np.arange(t)[-(w - s):]]]
+        rows = np.r_[0:s, np.arange(t)[-(w - s):]]
+        return K[rows], V[rows]
     if not full:
         return K, V
     rows = c.step("rows evicted", right=lambda: np.r_[0:s, t - (w - s):t], cache_evicts_newest=lambda: np.arange(w),
