@@ -44,7 +44,6 @@ CHOICES = {
 }
 
 
-
 def _xqk(seed, n, d_model, d, dtype=float):
     X, Wq, Wk = rand(seed, n, d_model), rand(seed + 1, d_model, d), rand(seed + 2, d_model, d)
     return Probe((X.astype(dtype), Wq.astype(dtype), Wk.astype(dtype)), names=("X", "Wq", "Wk"))

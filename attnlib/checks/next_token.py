@@ -141,6 +141,7 @@ def layer_norm_backward_steps(X, g, dY, eps=1e-5, *, c):
 
     def total(a):
         return a.sum(axis=1, keepdims=True)
+
     first, second = c("corrections", right=(mean, mean), layer_norm_backward_sums_not_means=(total, total),
                       layer_norm_backward_mean_correction_summed=(total, mean),
                       layer_norm_backward_variance_correction_summed=(mean, total))

@@ -443,12 +443,11 @@ def _reduced(got, e):
 
 
 def _unreduced(got, e):
-    """The ways e is got reduced by one axis (of length 2 or more) on this probe: ("summed" or "averaged", axis)."""
+    """_reduced the other way round: the ways e is got summed or averaged over one axis of length 2 or more."""
     g = _float(got)
-    if g is None or not isinstance(e, np.ndarray) or g.ndim != e.ndim + 1:
+    if g is None or not isinstance(e, np.ndarray):
         return set()
-    return {(how, k) for k in range(g.ndim) if g.shape[k] > 1 and e.shape == g.shape[:k] + g.shape[k + 1:]
-            for how, total in (("summed", np.sum), ("averaged", np.mean)) if close(total(g, axis=k), e)}
+    return {(how, k) for how, k in _reduced(e, g) if how != "diagonal" and g.shape[k] > 1}
 
 
 def _reshaped(got, e):
