@@ -24,6 +24,7 @@ def attention_steps(Q, K, V, causal=True, scale=True, *, c, widths=None):
     last = (K[-len(Q):], V[-len(Q):]) if len(Q) > 1 else (K, V)  # "the queries are the last n_q": keys cut too
     K, V = c("keys read", right=(K, V), keys_cut_to_queries=last)
     A = weights_steps(Q, K, causal, scale, c=c, widths=widths)
+    A = c("weights dtype", right=A, computed_in_float16=A.astype(np.float16))  # "to save memory": 3 digits left
     return c.step("mixing product", right=lambda: A @ V, av_transposed=lambda: A.T @ V,
                   va_instead_of_av=lambda: V @ A, returns_weights=lambda: A, keys_mixed=lambda: A @ K,
                   scale_on_output=lambda: weights_steps(Q, K, causal, False, c=c) @ V / np.sqrt(Q.shape[-1])
@@ -48,6 +49,7 @@ CHOICES = {
     "rows moved": "Look at which input rows your loop moves: every one of them, the last included.",
     "leak reading": "Work out by hand what a mask shifted by one should give: 1; and causal attention: 0.",
     "keys read": "Count the keys your queries read: all of them, each query up to its own position.",
+    "weights dtype": "Look at the dtype of your weights: float16 keeps about 3 digits; the output needs float64's.",
     "roles": "Look at which matrix your scores read and which one your weights mix: keys, then values.",
     "mixing product": "Write the shapes of your product: the weights (n_q, n_k) mix the rows of V (n_k, d_v).",
     "projections": "Look at the shapes of your projections: X (n, d_model) times W (d_model, d), rows stay tokens.",

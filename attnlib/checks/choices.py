@@ -94,29 +94,34 @@ def reproduces(pipeline, chosen, probes, outcomes, expected):
 
 
 def matches(wrong, probes, outcomes, expected):
-    """The learner agrees with the function `wrong` on every probe (both raise, or equal values), returns a value on
-    at least one, and differs from the expected output on at least one (a value, or an error where the reference
-    returns)."""
+    """The learner agrees with the function `wrong` on every probe (both raise, or equal values), and differs from
+    the expected output on at least one (a value, or an error where the reference returns). Where the learner
+    returns nothing at all, both must raise word for word the same message naming sizes on every probe: which
+    shapes clash is then the evidence."""
     differs = answered = False
+    alike = True  # every probe so far: the same built-in exception with the same message, naming sizes
     for p, o, e in zip(probes, outcomes, expected):
         v, error = attempt(wrong, *p.args, **p.kwargs)
         if o.kind != "ok":
             if v is not None:
                 return False
-            differs = differs or (e is not None and _same_error(error, o))  # both raise where the reference returns
+            same = _same_error(error, o)
+            differs = differs or (e is not None and same)  # both raise where the reference returns
+            alike = alike and same and error == o.error and any(ch.isdigit() for ch in error)
             continue
         if v is None or not close(o.value, v):
             return False
         answered = True
         differs = differs or not close(v, e)
-    return differs and answered  # a function that only raises is not told apart by where it raises
+    return differs and (answered or alike)
 
 
-def _same_error(name, outcome):
-    """The learner raised the same built-in exception, `name`, as the grader's variant on this probe (a refusal of
-    the grader's own, such as a misused cache_step, is left to the findings that read its message)."""
-    return name is not None and hasattr(builtins, name) and outcome.kind == "error" and \
-        outcome.error.startswith(name + ":")
+def _same_error(error, outcome):
+    """The learner raised the same built-in exception as the grader's variant, whose `error` reads "Name: message",
+    on this probe (a refusal of the grader's own, such as a misused cache_step, is left to the findings that read
+    its message)."""
+    name = (error or "").split(":")[0]
+    return hasattr(builtins, name) and outcome.kind == "error" and outcome.error.startswith(name + ":")
 
 
 def mistake_id(choice, option):

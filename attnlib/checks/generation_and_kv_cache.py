@@ -111,7 +111,8 @@ def sample_next_steps(logits, temperature, u, *, c):
                   sample_cumulative_at_least_u=lambda: _inverse_cdf(p, u, "left"),
                   sample_not_cumulative=lambda: int(above[0]) if len(above) else len(p) - 1,
                   sample_past_the_end=lambda: int(np.searchsorted(np.cumsum(p), u, side="right")),
-                  sample_uniform=lambda: int(u * len(z)), sample_index_before=lambda: max(_inverse_cdf(p, u) - 1, 0))
+                  sample_uniform=lambda: int(u * len(z)), sample_index_before=lambda: max(_inverse_cdf(p, u) - 1, 0),
+                  sample_total_not_rescaled=lambda: int(np.argmax(np.cumsum(p) > u)))
 
 
 
@@ -712,6 +713,10 @@ DIAGNOSES = {
                       "token's stretch is as long as its probability.",
     "sample-index-before": "Your function returned the token just before the right one: the answer is the first "
                            "token whose running total is greater than u, not the last one whose total is not.",
+    "sample-total-not-rescaled": "Your function returned token 0 where u (just below 1) was above the running total, "
+                                 "which ended a hair below 1 through rounding: no total was greater than u, and the "
+                                 "first index of an all-False test is 0. Dividing the running total by its last value "
+                                 "makes it end at exactly 1.",
     "sample-past-the-end": "Your function returned vocab, one past the last id. The probabilities' running total ended "
                            "a hair below 1 through rounding, and u (just below 1) was above it.",
     "sample-not-cumulative": "u was compared with each probability on its own instead of with the running total of the "

@@ -84,8 +84,11 @@ def sinusoid_steps(n, d, *, c):
         angle = c("angle", right=t / f, sinusoid_frequencies_inverted=t * f,
                   sinusoid_precedence=t / 10000.0 ** (2.0 * i) / d)
     even, odd = c("sin and cos", right=(np.sin, np.cos), sinusoid_sin_cos_swapped=(np.cos, np.sin))
-    if c("column layout", right="pairs", sinusoid_halves_not_interleaved="halves") == "halves":
-        return np.hstack([even(angle), odd(angle)])
+    layout = c("column layout", right="pairs", sinusoid_halves_not_interleaved="halves",
+               sinusoid_stacked_then_reshaped="stacked")
+    if layout != "pairs":  # all sines, then all cosines: side by side, or stacked and read back row by row
+        return np.hstack([even(angle), odd(angle)]) if layout == "halves" else \
+            np.stack([even(angle), odd(angle)]).reshape(len(t), d)
     per_column = c("frequency per", right=None, sinusoid_frequency_per_column=1,
                    sinusoid_column_index_in_exponent__every_column=2)  # the column index, times 1 or 2, over d
     if per_column:
@@ -142,6 +145,10 @@ DIAGNOSES = {
                                 "cosine, so row 0 is 0, 1, 0, 1, ...",
     "sinusoid-halves-not-interleaved": "All the sines come first and all the cosines after, instead of alternating "
                                        "column by column.",
+    "sinusoid-stacked-then-reshaped": "The sine table and the cosine table were stacked on a new first axis and "
+                                      "reshaped to (n, d): the first half of the rows holds every position's sines, "
+                                      "the second half their cosines, so each row mixes two positions' values. The "
+                                      "pair axis must come last before the reshape, so that sin and cos alternate.",
     "sinusoid-pair-index-not-doubled": "The exponent of 10000 uses the pair number i over d, half the exponent of the "
                                        "formula: the slowest pair turns only about a hundred times slower than the "
                                        "fastest.",

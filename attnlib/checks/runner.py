@@ -398,13 +398,13 @@ def call(fn, args, kwargs, names, time_limit, forbidden=frozenset()):
 
 def attempt(fn, *args, **kwargs):
     """Run one of the grader's own (possibly wrong) variants on copies of the arguments, without warnings:
-    (its value, None), or (None, the name of the exception it raised)."""
+    (its value, None), or (None, "ExceptionName: its message"), as an Outcome's error reads."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
             return fn(*[_snapshot(a) for a in args], **{k: _snapshot(v) for k, v in kwargs.items()}), None
         except Exception as exc:  # noqa: BLE001 - a wrong variant may not apply to this probe's shapes
-            return None, type(exc).__name__
+            return None, _short(f"{type(exc).__name__}: {_text(exc)}")
 
 
 def quiet(fn, *args, **kwargs):

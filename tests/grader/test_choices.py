@@ -19,12 +19,12 @@ PIPELINED = [ex for ex in registry.EXERCISES.values() if ex.pipeline is not None
 class Outcome:
     """What the runner returns for one call, for the engine's functions."""
 
-    def __init__(self, value):
-        self.kind, self.value = ("ok", value) if value is not None else ("error", None)
+    def __init__(self, value, error=None):
+        self.kind, self.value, self.error = ("ok", value, "") if error is None else ("error", None, error)
 
 
 def outcomes(fn, probes):
-    return [Outcome(choices.quiet(fn, *p.args, **p.kwargs)) for p in probes]
+    return [Outcome(*choices.attempt(fn, *p.args, **p.kwargs)) for p in probes]
 
 
 @pytest.mark.parametrize("ex", PIPELINED, ids=lambda ex: ex.name)
@@ -91,6 +91,24 @@ def test_two_changed_choices_are_named_together():
 
 def test_an_output_no_neighbour_reproduces_is_not_named():
     assert _name(lambda x: x ** 2 + 2.0) is None
+
+
+def test_a_function_that_only_raises_is_named_by_the_same_message_on_every_probe():
+    def product(x, *, c):  # (n,) times (n, 2), or the weights transposed: (n,) times (2, n), which cannot be
+        return c.step("product", right=lambda: x @ np.ones((len(x), 2)),
+                      weights_transposed=lambda: x @ np.ones((2, len(x))))
+    probes = [Probe((np.arange(3.0),)), Probe((np.arange(4.0),))]
+    expected = [choices.variant(product)(*p.args) for p in probes]
+
+    def named(fn):
+        return choices.name(product, probes, outcomes(fn, probes), expected)
+    assert named(lambda x: x @ np.ones((2, len(x)))) == ("weights-transposed", {"product": "weights_transposed"})
+    assert named(lambda x: x @ np.ones((5, len(x)))) is None  # other sizes clash
+    assert named(lambda x: np.dot(x, np.ones((2, len(x))))) is None  # the same clash, told in other words
+
+    def refuses(x):
+        raise ValueError("no")
+    assert named(refuses) is None  # a message that names no size is no evidence
 
 
 def test_neighbours_the_probes_cannot_tell_apart_are_not_named():
