@@ -367,7 +367,8 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
                 rescale_inverted__raw="inverted raw")
     backwards = c("tile order", right=False, masked_tile_first=True)
     divide = c("division", right="at the end", acc_divided_every_tile="l reset",
-               acc_divided_every_tile__l_kept="l kept", acc_divided_every_tile__twice="twice")
+               acc_divided_every_tile__l_kept="l kept", acc_divided_every_tile__masked_too="l kept, masked too",
+               acc_divided_every_tile__twice="twice")
     O = np.zeros((n_q, V.shape[1]))
     for q0 in range(0, stop_q, block):
         q = Q[q0:q0 + block] * s  # (bq, d)
@@ -400,9 +401,9 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
             l = l * (kept if rescale == "acc only" else f) + P.sum(axis=1, keepdims=True)
             acc = acc * (kept if rescale == "l only" else f) + P @ V[k0:k0 + block]
             m = m_new
-            if divide != "at the end" and np.isfinite(S).any():  # a tile the mask hides whole leaves acc as it was
-                acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)
-        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide == "l kept" else acc / l
+            if divide != "at the end" and (np.isfinite(S).any() or divide.endswith("too")):  # a loop over the
+                acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)      # visible keys skips the rest
+        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide.startswith("l kept") else acc / l
     return O
 
 

@@ -62,8 +62,9 @@ DIAGNOSES = {
     "returns-its-input": "Your function returned the array it was given (or a view of it) instead of a new one, "
                          "so whoever changes the result changes the input too.",
     # projections and rows
-    "weights-transposed": "The weights were multiplied from the wrong side, the column-vector habit; here rows are "
-                          "tokens.",
+    "weights-transposed": "A weight matrix entered the product transposed, as the column-vector habit (W x) writes "
+                          "it. Here a matrix stands on the right, and its first axis meets the last axis of what it "
+                          "multiplies.",
     "rows-from-table-not-tokens": "The rows follow the word table, not the sentence.",
     "tokens-sorted": "The rows come in sorted (alphabetical) order of the words; one row per token, in the "
                      "sentence's order.",
@@ -129,6 +130,9 @@ DIAGNOSES = {
     "softmax-ignores-axis": "The softmax ignores its axis argument.",
     "softmax-whole-matrix": "The softmax normalised the whole matrix at once instead of each row on its own.",
     "softmax-no-max-subtraction": "Large scores overflow the exponential to inf, and inf divided by inf is NaN.",
+    "softmax-scores-clipped": "The scores were clipped to a fixed range before the exponential. Subtracting the "
+                              "largest score already keeps every exponential in range; a clip changes the weights of "
+                              "scores further apart than the range, and gives a minus-infinity score a weight.",
     "softmax-mean-subtracted": "The mean score was subtracted before the exponential instead of the largest: a "
                                "score far above the mean still overflows, and a minus-infinity score makes the whole "
                                "row NaN.",
@@ -341,7 +345,7 @@ DIAGNOSES = {
     "softmax-backward-unweighted-sum": "The subtracted sum does not weight dA by A.",
     "cache-row-dropped": "The newest cache row was left out: the cache already holds the current token.",
     "cache-drops-oldest": "The oldest cache row was dropped; the cache keeps every earlier position.",
-    "cache-appends-wrong-row": "A cache got the wrong new row: k joins K and v joins V.",
+    "cache-appends-wrong-row": "A cache got the wrong new row: the new k belongs in K, and the new v in V.",
     "kv-cache-ignores-heads": "The count ignores n_heads, although every head keeps its own keys and values.",
     "kv-cache-ignores-size": "Every stored vector has d_head numbers for each of seq_len tokens: both count.",
     "kv-cache-ignores-bytes-per-value": "The count uses a fixed width instead of the bytes_per_value argument.",

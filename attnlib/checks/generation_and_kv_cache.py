@@ -64,7 +64,9 @@ def cache_update_steps(k, v, K_cache, V_cache, c):
                                                            np.concatenate([V_cache, k[..., None, :]], axis=-2)),
                           cache_appends_swapped=lambda: (np.concatenate([K_cache, v[..., None, :]], axis=-2),
                                                          np.concatenate([V_cache, k[..., None, :]], axis=-2)))
-    read = c("cache read", right=(K_new, V_new), cache_not_appended=(K_cache, V_cache))
+    guarded = (K_cache, V_cache) if K_cache.shape[-2] else (K_new, V_new)  # an empty cache special-cased right
+    read = c("cache read", right=(K_new, V_new), cache_not_appended=(K_cache, V_cache),
+             cache_not_appended__empty_guarded=guarded)
     kept = c("cache returned", right=(K_new, V_new), cache_not_appended__returned=(K_cache, V_cache))
     return read, kept
 
@@ -160,6 +162,8 @@ def top_k_filter_steps(logits, k, *, c):
                                                       top_k_strict__all_past_the_vocabulary=(s * z > kth) | every),
                   top_k_ties_cut=lambda: np.isin(np.arange(len(z)), np.argsort(-s * z, kind="stable")[:n]),
                   top_k_ties_cut__higher_ids=lambda: np.isin(np.arange(len(z)), np.argsort(s * z)[::-1][:n]),
+                  top_k_ties_cut__stable_last=lambda: np.isin(np.arange(len(z)),
+                                                              np.argsort(s * z, kind="stable")[len(z) - n:]),
                   top_k_argsort_as_ranks=lambda: np.argsort(-s * z, kind="stable") < n,
                   top_k_distinct_values=lambda: s * z >= np.unique(s * z)[::-1][min(n, len(np.unique(z))) - 1])
     return _filtered(z, kept, c)
@@ -209,7 +213,8 @@ CHOICES = {
     "batch": "Look at which arguments appear in your product: every sequence of the batch has its own cache.",
     "keys and values": "Count the caches: one for the keys and one for the values.",
     "whole tokens": "Look at how you turn memory into tokens: only whole tokens fit, counted exactly.",
-    "projections": "Look at which weight matrix makes each of q, k and v: Wq, Wk and Wv, in that order.",
+    "projection roles": "Look at which weight matrix makes each of q, k and v (Wq, Wk and Wv, in that order), and "
+                        "at its side: the token's vector times the matrix.",
     "newest row": "Look at which cached rows the query reads: the last one is the new token's own.",
     "attended": "Look at what your function returns: the values mixed by the weights of every cached row.",
     "cached rows read": "Look at which cached rows the query reads: every one of them, its own included.",
@@ -337,11 +342,12 @@ def generate_steps(p, prompt, n_new, cache_step, *, c):
     K, V = empty
     for i in range(len(tokens) + c("new tokens", right=n_new, generate_stops_early=max(n_new - 1, 0)) - 1):
         place = c("position", right=i, positions_not_added=None, positions_off_by_one=i + 1,
-                  generate_positions_restart=i if i < len(prompt) else i - len(prompt))
+                  generate_positions_restart=i if i < len(prompt) else i - len(prompt),
+                  generate_position_from_token_id=tokens[i])
         x = p["tok_emb"][tokens[i]] + (0.0 if place is None else p["pos_emb"][place])
-        Wq, Wk, Wv = c("projections", right=(p["Wq"], p["Wk"], p["Wv"]), kv_swapped=(p["Wq"], p["Wv"], p["Wk"]),
+        Wq, Wk, Wv = c("projection roles", right=(p["Wq"], p["Wk"], p["Wv"]), kv_swapped=(p["Wq"], p["Wv"], p["Wk"]),
                        q_from_wk=(p["Wk"], p["Wk"], p["Wv"]), q_from_wv=(p["Wv"], p["Wk"], p["Wv"]),
-                       qk_swapped=(p["Wk"], p["Wq"], p["Wv"]))
+                       qk_swapped=(p["Wk"], p["Wq"], p["Wv"]), weights_transposed=(p["Wq"].T, p["Wk"].T, p["Wv"].T))
         o, K, V = cache_step(x @ Wq, x @ Wk, x @ Wv, K, V)
         K, V = c("caches kept", right=(K, V), cache_not_passed_back=empty)
         if i >= len(prompt) - 1:
@@ -713,6 +719,9 @@ DIAGNOSES = {
                       "token's stretch is as long as its probability.",
     "sample-index-before": "Your function returned the token just before the right one: the answer is the first "
                            "token whose running total is greater than u, not the last one whose total is not.",
+    "generate-position-from-token-id": "Each position vector was picked by the token's id instead of by its place "
+                                       "in the sequence: the token at place i, counting from 0, gets position row i "
+                                       "whatever token it is.",
     "sample-total-not-rescaled": "Your function returned token 0 where u (just below 1) was above the running total, "
                                  "which ended a hair below 1 through rounding: no total was greater than u, and the "
                                  "first index of an all-False test is 0. Dividing the running total by its last value "

@@ -86,6 +86,9 @@ CHOICES = {
 }
 
 DIAGNOSES = {
+    "head-width-from-keys": "The head width was taken as the width of Wk over n_heads. Wk holds n_kv_heads "
+                            "groups, not n_heads heads: d_head is the width of Wq over n_heads, which is also the "
+                            "width of Wk over n_kv_heads.",
     "scale-by-heads": "The scores were divided by the square root of the number of heads; the scale uses the width "
                       "of one head.",
     "gqa-routed-by-modulo": "Query head h read group h % n_kv_heads, so neighbouring heads read different groups; "

@@ -69,9 +69,12 @@ def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=N
     the heads side by side, then Wo."""
     h = n_heads if n_kv_heads else c("head count", right=n_heads, heads_ignored=1)  # grouped: a shape, no choice
     g = n_kv_heads or h
-    d = None if n_kv_heads else c("head width", right=None, head_width_from_d_model=X.shape[1] // h)  # None: W's
+    wrong = {"head_width_from_keys": Wk.shape[1] // h} if n_kv_heads else {"head_width_from_d_model": X.shape[1] // h}
+    d = c("head width", right=None, **wrong)  # None: the width of Wq's heads
     Q = split_heads_steps(X @ Wq, h, c=c, d_head=d)  # (h, n, d_head)
     K, V = (split_heads_steps(X @ W, g, c=c, d_head=d) for W in (Wk, Wv))  # (g, n, d_head)
+    if not n_kv_heads:  # grouped heads choose their group instead (groups_steps)
+        K = c("keys of each head", right=K, heads_read_first_keys=np.repeat(K[:1], len(K), axis=0))
     wider = {"scale_by_d_model": X.shape[1], "scale_by_d_model__width": Wq.shape[1]}
     if n_kv_heads:  # each query head reads its group's K and V
         keys, values = groups_steps(h, g, c)
@@ -200,6 +203,8 @@ FINDINGS = {
 
 
 DIAGNOSES = {
+    "heads-read-first-keys": "Every head read the keys of head 0, the first d_head columns of K, instead of its "
+                             "own block: each head takes its own columns of K, as it does of Q and V.",
     "heads-overlap": "Head h started at column h instead of h times d_head, so the heads' slices overlap; head h "
                      "owns the block of d_head columns that starts at h times d_head.",
     "heads-not-moved-first": "The columns were grouped by head, but the heads are not the first axis: the result "
@@ -217,6 +222,7 @@ DIAGNOSES = {
 
 
 CHOICES = {
+    "keys of each head": "Look at which columns of K each head reads: its own block, as for Q and V.",
     "heads computed": "Count the heads your loop computes: every one of the n_heads.",
     "split": "Check that head 0 of your split equals the first d_head columns of M: which columns does each head "
              "get, and which axis holds the heads?",

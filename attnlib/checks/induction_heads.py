@@ -14,13 +14,14 @@ def previous_token_steps(A, *, c):
     if T == 1:  # as the text asks, first; a learner who forgets it meets the options below
         return c.step("no previous position", right=lambda: 0.0, prev_token_single_row=lambda: np.nan,
                       prev_token_single_row__error=lambda: 0.0 / 0, prev_token_single_row__one=lambda: 1.0)
-    key = c("which key", right=lambda t: t - 1, prev_token_above_diagonal=lambda t: t + 1,
+    key = c("previous key", right=lambda t: t - 1, prev_token_above_diagonal=lambda t: t + 1,
             prev_token_main_diagonal=lambda t: t, prev_token_two_back=lambda t: t - 2,
             prev_token_first_position=lambda t: 0)
     keyed = [(t, key(t)) for t in range(1, T) if 0 <= key(t) < T]  # (row, key) where both exist, as np.diagonal
-    cells = c("rows averaged", right=keyed, prev_token_row_0_included=[(t, key(t)) for t in range(T) if key(t) < T],
+    cells = c("rows scored", right=keyed, prev_token_row_0_included=[(t, key(t)) for t in range(T) if key(t) < T],
               prev_token_row_0_included__clipped=[(t, max(key(t), 0)) for t in range(T) if key(t) < T],
-              prev_token_last_row_left_out=keyed[:-1], prev_token_from_row_2=keyed[1:],
+              prev_token_last_row_left_out=keyed[:-1], prev_token_last_row_left_out__two_rows=keyed[:-1] or keyed,
+              prev_token_from_row_2=keyed[1:],
               prev_token_last_row_only=keyed[-1:])  # a key of -1 reads the last column, as numpy does
     d = np.array([A[t, k] for t, k in cells])
     d = c.step("what is measured", right=lambda: d, prev_token_counts_rows_above_half=lambda: (d > 0.5) * 1.0,
@@ -127,7 +128,7 @@ PREFIX_PROBES = [_tokens_probe(_causal(1510, 6), [3, 7, 1, 3, 7, 1]),
 def ablate_steps(Wo, head, n_heads, *, c):
     """A copy of Wo with rows head * d_head .. (head + 1) * d_head zeroed, d_head = rows / n_heads."""
     axis, across = c("axis", right=(0, 0), ablate_columns=(1, 1), ablate_columns__width_of_rows=(1, 0))
-    d = c("head width", right=Wo.shape[across] // n_heads, ablate_width_from_columns=Wo.shape[1 - across] // n_heads,
+    d = c("head rows", right=Wo.shape[across] // n_heads, ablate_width_from_columns=Wo.shape[1 - across] // n_heads,
           ablate_width_is_n_heads=n_heads)
     h = c("which head", right=head, ablate_head_counted_from_one=head - 1)
     rows = c.step("which rows", right=lambda: slice(h * d, (h + 1) * d),
@@ -166,11 +167,11 @@ ABLATE_PROBES = [_ablate_probe(1520, 6, 4, 1, 3),     # the middle one of three 
 
 
 CHOICES = {
-    "which key": "Look at which entry of row t you read: the position just before t, below the diagonal.",
+    "previous key": "Look at which entry of row t you read: the position just before t, below the diagonal.",
     "what is measured": "Look at what you average: the weights themselves, not a count of rows.",
     "no previous position": "Look at a map with one row: there is nothing to average, and the text says what to "
                             "return then.",
-    "rows averaged": "Look at which rows you average over: only those with a position before them.",
+    "rows scored": "Look at which rows you average over: only those with a position before them.",
     "average": "Look at how the weights become one number: their mean over the rows that have a previous position.",
     "which copies": "Look at which positions count as an earlier copy: every one strictly before t, never t itself.",
     "which positions": "Look at which positions you go through: every one of them, the last included.",
@@ -180,7 +181,7 @@ CHOICES = {
     "which entry": "Look at the order of the indices: row t is the query, the column the key.",
     "no copies": "Look at a sequence with no repeated token: the text says what to return then.",
     "one position's share": "Look at what one position contributes: the total over its earlier copies.",
-    "head width": "Look at how many rows one head owns: the rows of W_o shared equally by the heads.",
+    "head rows": "Look at how many rows one head owns: the rows of W_o shared equally by the heads.",
     "which head": "Look at how the heads are counted: the first head is head 0.",
     "which rows": "Look at which rows belong to the head: one block of d_head rows in a row, starting head blocks "
                   "down, its stop not included.",

@@ -10,7 +10,7 @@ import numpy as np
 import attnlib as at
 from .choices import Choices, variant
 from .probes import qk_probes, rand, tokens
-from .properties import causality, failing, huge_scores, name_pattern, row_factor, scale_finding
+from .properties import _container, causality, failing, huge_scores, name_pattern, row_factor, scale_finding
 from .runner import close, quiet
 from .spec import Exercise, Probe
 
@@ -115,6 +115,8 @@ def weights_exercise_steps(Q, K, causal=True, scale=True, *, c):
 def softmax_exercise_steps(S, axis=-1, *, c):
     """softmax as its exercise grades it: also the mean subtracted (beside masks, as NaN as the minimum), another base
     than e, its log returned, or infinite scores read as 0."""
+    S = c("scores clipped", right=S, **{f"softmax_scores_clipped__{k}": np.clip(S, -k, k)
+                                        for k in (10, 20, 30, 50, 80, 88, 100, 500, 700, 709)})  # "against overflow"
     if c("softmax shift", right="max", softmax_mean_subtracted="mean") == "mean":
         with np.errstate(all="ignore"):
             E = np.exp(S - S.mean(axis=axis, keepdims=True))
@@ -168,6 +170,8 @@ MAX_ELSEWHERE = [("across rows", variant(softmax_steps, "softmax max", "softmax_
                  ("over the whole array", variant(softmax_steps, "softmax max", "softmax_max_wrong_axis__whole"))]
 
 CHOICES = {
+    "scores clipped": "Follow a score of minus infinity, and one of 1000, into your exponential: nothing may change "
+                      "them on the way.",
     "softmax axis": "Look at the axis your softmax runs along: the one that holds one query's weights.",
     "softmax max": "Look at what you subtract before the exponential, and along which axis you take it.",
     "softmax sum": "Look at the sum you divide by: it must run along the axis of your max, the one that holds one "
@@ -343,7 +347,10 @@ def normalisation(f, seen):
 
 def measured_factor(f, seen):
     """A factor within a few percent of 1/sqrt(d) on every probe it answered, but not exact: estimated from random
-    samples (a simulation at d = 4096 may run out of memory)."""
+    samples (a simulation at d = 4096 may run out of memory). A factor rounded to a few decimals is left to the
+    general findings, which name the rounding."""
+    if _container(seen):
+        return None
     errors = []
     for _p, o, e in seen:
         got = o.value

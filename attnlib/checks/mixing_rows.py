@@ -20,7 +20,7 @@ def uniform_weights_steps(n, *, c):
                    normalised_by_n=lambda: float(n), normalised_by_column=lambda: np.arange(1, n + 1),
                    off_by_one_count=lambda: own + 1, normalised_by_column_sums=lambda: keep.sum(axis=0, keepdims=True),
                    normalised_by_column_counts=lambda: keep.sum(axis=0)[:, None])
-    A = keep / count
+    A = c.step("fraction", right=lambda: keep / count, weights_floor_division=lambda: keep // count)
     return c("layout", right=A, output_transposed=A.T)
 
 
@@ -33,7 +33,8 @@ def causal_average_steps(V, *, c):
                           average_over_columns=lambda: (np.cumsum(V, axis=1), np.arange(1, d + 1)),
                           average_over_columns__rows=lambda: (np.cumsum(V, axis=1), np.arange(1, n + 1)[:, None]),
                           average_over_every_number=lambda: (np.cumsum(V.sum(axis=1))[:, None] + 0.0 * V,
-                                                             d * np.arange(1, n + 1)[:, None]))
+                                                             d * np.arange(1, n + 1)[:, None]),
+                          running_mean_flattened=lambda: (np.cumsum(V), np.arange(1, V.size + 1)))
     return total / c("count", right=count, weights_not_normalised=1.0, off_by_one_count=np.arange(n)[:, None],
                      off_by_one_count__clamped=np.maximum(np.arange(n), 1)[:, None],
                      off_by_one_count__over=np.arange(2, n + 2)[:, None],
@@ -43,6 +44,7 @@ def causal_average_steps(V, *, c):
 CHOICES = {
     "rows mixed": "Look at which columns row i keeps: the token itself and everything before it.",
     "divided by": "Add up one row of your weights: each row must sum to 1, over the i + 1 tokens it mixes.",
+    "fraction": "Look at the dtype of your ones and the division you use: 1 over 3 must stay a third.",
     "layout": "Look at which axis is the query: rows are the tokens that mix, columns the tokens they read.",
     "rows averaged": "Look at which rows row i adds up, and along which axis: rows 0..i, down the token axis.",
     "count": "Look at what row i is divided by: the number of rows it adds up, i + 1.",
@@ -116,6 +118,12 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "weights-floor-division": "The weights were made by floor division of integers, which rounds every 1/(i+1) "
+                              "below 1 down to 0: only row 0 keeps its weight. A true division in floats keeps the "
+                              "fractions.",
+    "running-mean-flattened": "The running sum ran over V flattened into one long vector (a cumulative sum with no "
+                              "axis), mixing the features of different rows. It runs down the token axis: one mean "
+                              "per row and feature, the shape of V.",
     "normalised-by-column": "Entry (i, j) was divided by j + 1, the count of row j, instead of by i + 1: the "
                             "divisors, one per row, were laid along the columns. A 1-D array of counts does this, "
                             "and so does a row sum that dropped its summed axis.",

@@ -109,7 +109,8 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
                          attention_backward_softmax_skipped=lambda: np.where(A > 0, dA, 0.0))
     dS = dS_unscaled * s
     dK = c.step("dK", right=lambda: dS.T @ Q, attention_backward_transpose_missing__dk=lambda: dS @ Q,
-                attention_backward_dk_from_k=lambda: dS.T @ K, attention_backward_dk_unscaled=lambda: dS_unscaled.T @ Q)
+                attention_backward_dk_from_k=lambda: dS.T @ K, attention_backward_dk_unscaled=lambda: dS_unscaled.T @ Q,
+                attention_backward_dk_scaled_twice=lambda: dS.T @ Q * s)
     dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO,
                 attention_backward_dv_scaled=lambda: A.T @ dO * s)
     dQ, dK, dV = (c.terms(f"attention-backward-{name}", product=G) for name, G in (("dq", dS @ K), ("dk", dK),
@@ -377,6 +378,9 @@ DIAGNOSES = {
                                         "reaches Q and K carries the same factor (dV does not).",
     "attention-backward-dk-unscaled": "dK left out the scale: the forward pass multiplies the scores by one over "
                                       "the root of d, so dK carries that factor, as dQ does.",
+    "attention-backward-dk-scaled-twice": "dK carries the scale twice: the gradient of the scores already holds the "
+                                          "factor one over the root of d, and dK multiplied by it once more. dQ and dK "
+                                          "each carry it once.",
     "softmax-backward-arguments-swapped": "softmax_backward got its two arguments the other way round: the weights "
                                           "A first, then the gradient dA that reaches them.",
     "attention-backward-scale-twice": "The scale was applied twice on the way back: dQ and dK are one over the root "

@@ -27,7 +27,7 @@ def compose_steps(W1, W2, *, c):
                   compose_elementwise=lambda: W1 * W2, compose_added=lambda: W1 + W2,
                   output_transposed=lambda: (W1 @ W2).T, sum_stops_short=lambda: W1[:, :-1] @ W2[:-1],
                   sum_skips_first=lambda: W1[:, 1:] @ W2[1:],
-                  weights_transposed=lambda: W1 @ W2.T)
+                  weights_transposed=lambda: W1 @ W2.T, weights_transposed__both=lambda: W1.T @ W2.T)
 
 
 CHOICES = {

@@ -26,6 +26,9 @@ if set(NAMES) != set(EXERCISES) | {capstone.NAME}:
 # run(wrapper, args) -> (diagnosis, detail) or None, asked only once every probe has passed.
 # The nudge of each choice a pipeline makes (choices.py), from each module's CHOICES: {choice: nudge}.
 CHOICE_NUDGES = {choice: text for module in LESSON_MODULES for choice, text in getattr(module, "CHOICES", {}).items()}
+_named = [choice for module in LESSON_MODULES for choice in getattr(module, "CHOICES", {})]
+if len(_named) != len(CHOICE_NUDGES):  # one module's nudge would be shown for the other's choice
+    raise ImportError(f"choices named in two lesson modules: {sorted({c for c in _named if _named.count(c) > 1})}")
 REQUIREMENTS = {name: reqs for module in LESSON_MODULES for name, reqs in getattr(module, "REQUIREMENTS", {}).items()}
 
 

@@ -18,7 +18,7 @@ def rope_steps(X, positions, theta=10000.0, *, c):
                  rope_exponent_doubled_twice=4 * i / d, rope_pairs_from_one=2 * (i + 1) / d,
                  rope_exponent_over_d_minus_2=2 * i / max(d - 2, 1), rope_frequencies_inverted=-2 * i / d,
                  rope_exponent_floor_division=-((-2 * i) // d))
-    base = c("base", right=theta, rope_theta_ignored=10000.0)
+    base = c("theta", right=theta, rope_theta_ignored=10000.0)
     t = np.asarray(positions)
     t = c("positions", right=t * 1.0, rope_positions_from_one=t + 1.0, rope_positions_ignored=np.arange(n) * 1.0,
           rope_positions_shifted_to_zero=t - t.min() * 1.0)
@@ -104,7 +104,7 @@ RA_PROBES = [_ra_probe(1610, 5, 8, 4),
 CHOICES = {
     "frequency exponent": "Look at the exponent of each pair's frequency: pair i, of d features, turns at "
                           "theta to the power -2i/d.",
-    "base": "Look at the base of your frequencies: the theta you were given.",
+    "theta": "Look at the base of your frequencies: the theta you were given.",
     "positions": "Look at the positions you rotate by: the ones given, counted from 0, not the row numbers.",
     "frequency": "Look at how fast each pair turns: each pair at its own frequency.",
     "angle unit": "Look at the unit of your angles: numpy's cos and sin take radians.",

@@ -22,7 +22,9 @@ def window_steps(n, window, *, c):
                   window_not_causal=lambda: np.abs(i - j) < w, window_ignored=lambda: causal,
                   window_keeps_oldest=lambda: causal & (j < w), window_transposed=lambda: (causal & (j > i - w)).T,
                   window_future_open=lambda: j > i - w, window_diagonal_only=lambda: j == i,
-                  window_keeps_first=lambda: causal & ((j > i - w) | (j == 0)))
+                  window_keeps_first=lambda: causal & ((j > i - w) | (j == 0)),
+                  window_edge_sign_flipped=lambda: causal & (j > i + w),
+                  window_full_unmasked=lambda: np.ones((n, n), dtype=bool) if w >= n else causal & (j > i - w))
     return mask_value_steps(keep, c)
 
 
@@ -106,6 +108,10 @@ CHOICES = {
 }
 
 DIAGNOSES = {
+    "window-edge-sign-flipped": "The band's lower edge was put at i + window instead of i - window: with the causal "
+                                "edge, every key is hidden. Query i sees keys i - window + 1 up to i.",
+    "window-full-unmasked": "When the window covers the whole sequence, your mask hid nothing, the future included. "
+                            "A window that wide is the plain causal mask: each query still sees no later key.",
     "window-keeps-first": "Column 0 stayed visible to every row besides the window, as a sink would; the window "
                           "mask has no sink: only the window most recent positions stay.",
     "window-one-too-wide": "Each row sees window + 1 positions: the window counts the query's own position, so it "

@@ -15,6 +15,7 @@ def most_attended_steps(A, tokens, *, c):
     """The word of the largest weight along each row; of equal weights, the earliest."""
     A = c("weights precision", right=A, computed_in_float16=A.astype(np.float16))  # near ties become ties
     j = c.step("which key", right=lambda: np.argmax(A, axis=1), most_attended_wrong_axis=lambda: np.argmax(A, axis=0),
+               most_attended_wrong_axis__cut=lambda: np.argmax(A, axis=0)[:len(A)],
                most_attended_least=lambda: np.argmin(A, axis=1),
                most_attended_ties_latest=lambda: A.shape[1] - 1 - np.argmax(A[:, ::-1], axis=1),
                most_attended_skips_itself=lambda: np.argmax(np.where(np.eye(*A.shape, dtype=bool), -np.inf, A), axis=1))
@@ -94,6 +95,7 @@ def entropy_steps(A, *, c):
     terms = weight * logs
     total = c.step("sum", right=lambda: terms.sum(axis=1), entropy_wrong_axis=lambda: terms.sum(axis=0),
                    entropy_whole_matrix=lambda: np.full(A.shape[0], terms.sum()),
+                   entropy_whole_matrix__one_number=lambda: terms.sum(),
                    entropy_mean_not_sum=lambda: terms.sum(axis=1) / A.shape[1],
                    entropy_normalised=lambda: terms.sum(axis=1) / np.log(A.shape[1]),
                    entropy_uniform_assumed=lambda: -np.log((A > 0).sum(axis=1)))
@@ -173,7 +175,8 @@ DIAGNOSES = {
     "entropy-in-bits": "The entropy is in bits (base-2 logarithm); this exercise measures it in nats, with the "
                        "natural logarithm.",
     "entropy-wrong-axis": "The sum ran down the columns, but one query's weights are a row.",
-    "entropy-whole-matrix": "The entropy of the whole matrix was given to every row; each row has its own.",
+    "entropy-whole-matrix": "The terms of the whole matrix were summed into one entropy (returned alone, or given to "
+                            "every row); each row, one query's weights, has its own.",
     "entropy-mean-not-sum": "The terms were averaged over the keys; the entropy is their sum.",
     "entropy-normalised": "The entropy was divided by the log of the number of keys.",
 }
