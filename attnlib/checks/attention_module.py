@@ -401,8 +401,9 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
             l = l * (kept if rescale == "acc only" else f) + P.sum(axis=1, keepdims=True)
             acc = acc * (kept if rescale == "l only" else f) + P @ V[k0:k0 + block]
             m = m_new
-            if divide != "at the end" and (np.isfinite(S).any() or divide.endswith("too")):  # a loop over the
-                acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)      # visible keys skips the rest
+            hidden = not np.isfinite(S).any()  # a tile the mask hides whole: a loop over the visible keys skips it
+            if divide != "at the end" and (not hidden or divide.endswith("too")):
+                acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)
         O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide.startswith("l kept") else acc / l
     return O
 

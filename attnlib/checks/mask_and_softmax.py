@@ -10,7 +10,7 @@ import numpy as np
 import attnlib as at
 from .choices import Choices, variant
 from .probes import qk_probes, rand, tokens
-from .properties import _container, causality, failing, huge_scores, name_pattern, row_factor, scale_finding
+from .properties import causality, container, failing, huge_scores, name_pattern, row_factor, scale_finding
 from .runner import close, quiet
 from .spec import Exercise, Probe
 
@@ -349,7 +349,7 @@ def measured_factor(f, seen):
     """A factor within a few percent of 1/sqrt(d) on every probe it answered, but not exact: estimated from random
     samples (a simulation at d = 4096 may run out of memory). A factor rounded to a few decimals is left to the
     general findings, which name the rounding."""
-    if _container(seen):
+    if container(seen):
         return None
     errors = []
     for _p, o, e in seen:
