@@ -357,8 +357,9 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
     walk_keys = c("key tiles", right="all", last_key_tile_dropped="last dropped", last_key_tile_dropped__short="short",
                   last_key_tile_dropped__partial="partial")
     stop_k = {"last dropped": max(stop_k - block, 0), "partial": n_k - n_k % block}.get(walk_keys, stop_k)
-    local = c("tile mask", right=False, tile_mask_local=True)
-    separately = c("tile normalisation", right=False, tiles_normalised_separately=True)
+    local = c("tile mask", right=False, tile_mask_local=True, tile_mask_local__stops="stops")  # at the last tile
+    separately = c("tile normalisation", right=False, tiles_normalised_separately=True,  # a query may see
+                   tiles_normalised_separately__visible="visible")  # visible: each row counts the tiles it sees
     running = c("running max", right=True, softmax_no_max_subtraction=False)
     start = c("running max start", right=-np.inf, running_max_starts_at_zero=0.0)
     own_max = c("tile max", right=False, tile_own_max=True, tile_own_max__finite="finite")
@@ -374,7 +375,8 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
         q = Q[q0:q0 + block] * s  # (bq, d)
         m, l, acc, tiles = np.full((len(q), 1), start), np.zeros((len(q), 1)), np.zeros((len(q), V.shape[1])), 0
         end = min(n_k, q0 + shift + len(q)) if causal else n_k  # one past the last key this block may see
-        walk = range(0, end - block, block) if walk_keys == "short" else range(0, stop_k, block)
+        walk = range(0, end - block, block) if walk_keys == "short" else range(0, end if local == "stops" else stop_k,
+                                                                              block)
         for k0 in (reversed(walk) if backwards else walk):
             S = q @ K[k0:k0 + block].T  # (bq, bk)
             if causal:
@@ -383,7 +385,8 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
                 S = np.where(j <= i, S, -np.inf)
             if separately:
                 E = np.exp(S - S.max(axis=1, keepdims=True))
-                acc, tiles = acc + np.nan_to_num(E / E.sum(axis=1, keepdims=True)) @ V[k0:k0 + block], tiles + 1
+                seen = np.isfinite(S).any(axis=1, keepdims=True) if separately == "visible" else 1
+                acc, tiles = acc + np.nan_to_num(E / E.sum(axis=1, keepdims=True)) @ V[k0:k0 + block], tiles + seen
                 continue
             m_new = np.maximum(m, S.max(axis=1, keepdims=True)) if running else np.zeros_like(m)
             own = S.max(axis=1, keepdims=True)  # "finite": a row the mask hides in this tile keeps the running max
@@ -404,7 +407,7 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
             hidden = not np.isfinite(S).any()  # a tile the mask hides whole: a loop over the visible keys skips it
             if divide != "at the end" and (not hidden or divide.endswith("too")):
                 acc, l = acc / l, (np.ones_like(l) if divide == "l reset" else l)
-        O[q0:q0 + block] = acc / max(tiles, 1) if separately else acc if divide.startswith("l kept") else acc / l
+        O[q0:q0 + block] = acc / np.maximum(tiles, 1) if separately else acc if divide.startswith("l kept") else acc / l
     return O
 
 

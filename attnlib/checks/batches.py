@@ -15,6 +15,7 @@ def project_rows_steps(X, W, *, c):
                   weights_transposed__einsum=lambda: np.einsum("ni,oi->no", X, W),  # a 1-wide W broadcasts
                   sum_wrong_axis=lambda: (X[:, :, None] * W).sum(axis=2),
                   rows_counted_from_w=lambda: np.array([X[i] @ W for i in range(len(W))]),  # d_in rows, not n
+                  rows_counted_from_w__columns=lambda: np.array([X[i] @ W for i in range(W.shape[1])]),
                   buffer_shaped_like_x=lambda: _written_into(np.zeros_like(X), X @ W))
 
 
@@ -88,8 +89,9 @@ EXERCISES = [
 DIAGNOSES = {
     "buffer-shaped-like-x": "The result was written into an array made like X, (n, d_in), where it is (n, d_out): "
                             "it only fits when W is square (and an integer X makes it an integer array).",
-    "rows-counted-from-w": "Your loop over the rows of X runs once per row of W, d_in times, instead of once per "
-                           "row of X: the result has d_in rows (or indexes past X's last row).",
+    "rows-counted-from-w": "Your loop over the rows of X runs once per row (or column) of W, d_in (or d_out) times, "
+                           "instead of once per row of X: the result has that many rows (or indexes past X's last "
+                           "row).",
     "cost-counts-only-additions": "You counted the additions, d_in - 1 per output entry, instead of the "
                                   "multiplications.",
     "cost-size-used-twice": "The count uses d_in twice, as if W were square.",

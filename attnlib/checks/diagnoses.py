@@ -29,7 +29,8 @@ DIAGNOSES = {
     "wrong-type": "Your function returned the wrong kind of object.",
     "wrong-shape": "The result does not have the expected shape (both shapes are listed below).",
     "wrong-dtype": "The result is not a float array; the maths here needs real numbers.",
-    "output-transposed": "The values are right but rows and columns are swapped: rows must be tokens.",
+    "output-transposed": "The values are right but rows and columns are swapped: the result is the transpose of "
+                         "the one asked for.",
     "axes-permuted": "The values are right but the axes of the result come in another order (named below): a "
                      "transpose that moved other axes than the ones it had to (on an array of three axes, a plain "
                      "transpose reverses all three), or none where one was needed.",
@@ -280,7 +281,8 @@ DIAGNOSES = {
                        "softmax.",
     "returns-scores": "You returned the scores; the exercise asks for what comes after them.",
     "returns-weights": "You returned the attention weights A; the output mixes the values with them.",
-    "attention-skipped": "The output is one of the value rows as it is: no weights were computed to mix them.",
+    "attention-skipped": "The output is one of the value rows as it is, the newest: nothing mixed it with the other "
+                         "rows, as if the query attended to its own row alone.",
     "projection-missing": "A weight matrix was never applied: the result is its input, unprojected.",
     "mean-instead-of-sum": "The products were averaged; a projection sums them.",
     "products-not-summed": "The products of the inputs with the weights were formed but never summed over the input "
@@ -357,7 +359,7 @@ DIAGNOSES = {
 # The second hint for each diagnosis: where to look (a shape, an axis, a line), never the code.
 NUDGES = {
     # named by the general findings too (properties.py), where no choice's nudge is at hand
-    "output-transposed": "Look at the last step: which axis of your result holds the tokens?",
+    "output-transposed": "Write the shape of your result next to the expected one: which axis comes first?",
     "axes-permuted": "Write the shape of your result next to the expected one: which axis must come first?",
     "returned-a-list": "Look at the type of what your function returns.",
     "int-array": "Look at the dtype of the arrays you create and of the divisions you make.",

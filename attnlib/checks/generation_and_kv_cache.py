@@ -102,7 +102,7 @@ def sample_next_steps(logits, temperature, u, *, c):
     rises above u."""
     z = np.asarray(logits, dtype=float)
     if c("greedy", right=temperature == 0, sample_always_greedy=True):
-        return c.step("greedy pick", right=lambda: int(np.argmax(z)),
+        return c.step("greedy pick", right=lambda: int(np.argmax(z)), sample_greedy_returns_logit=lambda: int(z.max()),
                       sample_ties_to_the_last=lambda: int(len(z) - 1 - np.argmax(z[::-1])))
     scaled = c("temperature", right=z / temperature, sample_ignores_temperature=z,
                sample_temperature_multiplied=z * temperature)
@@ -205,7 +205,7 @@ CHOICES = {
     "cache read": "Look at the order of your steps: k and v join the caches before q attends.",
     "cache returned": "Look at the caches you return: the grown ones, as new arrays.",
     "greedy": "Look at when your function picks the most likely token: only at temperature 0.",
-    "greedy pick": "Of two equal logits, argmax keeps the first: look at how your pick breaks ties.",
+    "greedy pick": "At temperature 0 the answer is a position, the largest logit's; of two equal logits, the first.",
     "temperature": "Look at where the temperature enters: the logits are divided by it before the softmax.",
     "default bytes": "Look at the default of bytes_per_value in your signature: the text gives it.",
     "bytes per value": "Look at the last factor of your product: bytes, as many as each value takes.",
@@ -722,6 +722,8 @@ DIAGNOSES = {
     "generate-position-from-token-id": "Each position vector was picked by the token's id instead of by its place "
                                        "in the sequence: the token at place i, counting from 0, gets position row i "
                                        "whatever token it is.",
+    "sample-greedy-returns-logit": "At temperature 0 your function returned the largest logit itself, not its "
+                                   "position: the token is the index of the largest logit.",
     "sample-total-not-rescaled": "Your function returned token 0 where u (just below 1) was above the running total, "
                                  "which ended a hair below 1 through rounding: no total was greater than u, and the "
                                  "first index of an all-False test is 0. Dividing the running total by its last value "

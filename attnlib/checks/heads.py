@@ -35,6 +35,12 @@ def split_heads_steps(M, n_heads, *, c, d_head=None):
                   heads_overlap=lambda: np.stack([M[:, h:h + d_head] for h in range(n_heads)]))
 
 
+def split_heads_exercise_steps(M, n_heads, *, c):
+    """split_heads as its exercise grades it: also the head width taken from the rows, as if M were square."""
+    d_head = c("head width", right=None, head_width_from_rows=len(M) // n_heads)  # None: the columns' width
+    return split_heads_steps(M, n_heads, c=c, d_head=d_head)
+
+
 def merge_heads_steps(O, c):
     """(n_heads, n, d_head) -> (n, n_heads * d_head), heads side by side in order."""
     h, n, d = O.shape
@@ -69,8 +75,8 @@ def multi_head_steps(X, Wq, Wk, Wv, Wo, n_heads, causal=True, *, c, n_kv_heads=N
     the heads side by side, then Wo."""
     h = n_heads if n_kv_heads else c("head count", right=n_heads, heads_ignored=1)  # grouped: a shape, no choice
     g = n_kv_heads or h
-    wrong = {"head_width_from_keys": Wk.shape[1] // h} if n_kv_heads else {"head_width_from_d_model": X.shape[1] // h}
-    d = c("head width", right=None, **wrong)  # None: the width of Wq's heads
+    keys = {"head_width_from_keys": Wk.shape[1] // h} if n_kv_heads else {}  # grouped: Wk is narrower than Wq
+    d = c("head width", right=None, head_width_from_d_model=X.shape[1] // h, **keys)  # None: the width of Wq's heads
     Q = split_heads_steps(X @ Wq, h, c=c, d_head=d)  # (h, n, d_head)
     K, V = (split_heads_steps(X @ W, g, c=c, d_head=d) for W in (Wk, Wv))  # (g, n, d_head)
     if not n_kv_heads:  # grouped heads choose their group instead (groups_steps)
@@ -105,7 +111,7 @@ SPLIT_HEADS = Exercise(
     reference=split_heads,  # attnlib.attention's own, written apart from the pipeline
     probes=[_split_probe(190, 5, 6, 2), _split_probe(191, 4, 12, 3), _split_probe(192, 3, 8, 4),
             _split_probe(193, 2, 4, 1), _split_probe(194, 7, 6, 6)],
-    pipeline=split_heads_steps,
+    pipeline=split_heads_exercise_steps,
     verified="head h holds the h-th contiguous block of columns, for 1, 2, 3, 4 and 6 heads",
     hint1="The columns of M are n_heads groups of d_head columns laid side by side; head h owns the h-th group. "
           "Splitting gives each head its own (n, d_head) matrix, stacked along a new first axis.",
@@ -203,6 +209,8 @@ FINDINGS = {
 
 
 DIAGNOSES = {
+    "head-width-from-rows": "The head width was taken from the number of rows (the tokens) over n_heads, as if M "
+                            "were square: d_head is the number of columns over n_heads.",
     "heads-read-first-keys": "Every head read the keys of head 0, the first d_head columns of K, instead of its "
                              "own block: each head takes its own columns of K, as it does of Q and V.",
     "heads-overlap": "Head h started at column h instead of h times d_head, so the heads' slices overlap; head h "

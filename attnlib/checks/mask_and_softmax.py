@@ -69,7 +69,8 @@ def scale_steps(d, c, alone=False):
     f = np.float64
     python = dict(scale_by_d_minus_one__python=lambda: 1.0 / math.sqrt(d - 1),
                   scale_by_d_minus_one__guarded=lambda: 1.0 / math.sqrt(d - 1) if d > 1 else 1.0,
-                  scale_integer_root=lambda: f(1 / math.isqrt(d))) if alone else {}
+                  scale_integer_root=lambda: f(1 / math.isqrt(d)), scale_he_factor=lambda: np.sqrt(f(2.0) / d)) \
+        if alone else {}
     return c.step("score scale", right=lambda: 1.0 / np.sqrt(f(d)), scale_missing=lambda: f(1.0),
                   scale_by_d=lambda: f(1.0 / d), scale_inverted=lambda: np.sqrt(f(d)),
                   power_precedence=lambda: f(d ** -1 / 2), scale_floor_division=lambda: f(1 // np.sqrt(d)),
@@ -404,6 +405,8 @@ DIAGNOSES = {
     "power-precedence": "Your factor is one over 2d: the power was read as minus one and the result halved.",
     "scale-integer-root": "The factor uses the integer square root, which rounds the root down: "
                           "right only when d is a perfect square.",
+    "scale-he-factor": "Your factor is the root of 2/d, the one that scales initial weights (He initialisation); "
+                       "the scores are scaled by one over the root of d.",
     "score-scale-measured": "Your factor is close to the right one but not exact: it looks estimated from random "
                             "samples, while the variance of q·k follows exactly from d.",
 }

@@ -24,6 +24,14 @@ def uniform_weights_steps(n, *, c):
     return c("layout", right=A, output_transposed=A.T)
 
 
+def _halved_running(V):
+    """Each row the mean of the previous row's answer and its own row: (out[i-1] + V[i]) / 2."""
+    out = np.array(V, dtype=float)
+    for i in range(1, len(V)):
+        out[i] = (out[i - 1] + V[i]) / 2
+    return out
+
+
 def causal_average_steps(V, *, c):
     """Row i = the mean of rows 0..i of V."""
     n, d = V.shape
@@ -34,7 +42,8 @@ def causal_average_steps(V, *, c):
                           average_over_columns__rows=lambda: (np.cumsum(V, axis=1), np.arange(1, n + 1)[:, None]),
                           average_over_every_number=lambda: (np.cumsum(V.sum(axis=1))[:, None] + 0.0 * V,
                                                              d * np.arange(1, n + 1)[:, None]),
-                          running_mean_flattened=lambda: (np.cumsum(V), np.arange(1, V.size + 1)))
+                          running_mean_flattened=lambda: (np.cumsum(V), np.arange(1, V.size + 1)),
+                          running_mean_of_means=lambda: (_halved_running(V), 1.0))
     return total / c("count", right=count, weights_not_normalised=1.0, off_by_one_count=np.arange(n)[:, None],
                      off_by_one_count__clamped=np.maximum(np.arange(n), 1)[:, None],
                      off_by_one_count__over=np.arange(2, n + 2)[:, None],
@@ -118,6 +127,9 @@ FINDINGS = {
 }
 
 DIAGNOSES = {
+    "running-mean-of-means": "Each row is the mean of the previous row's answer and its own row, which halves the "
+                             "weight of every older row at each step. Row i is the plain mean of rows 0..i, each "
+                             "weighing 1/(i+1).",
     "weights-floor-division": "The weights were made by floor division of integers, which rounds every 1/(i+1) "
                               "below 1 down to 0: only row 0 keeps its weight. A true division in floats keeps the "
                               "fractions.",

@@ -21,7 +21,8 @@ def next_token_logits_steps(H, W_vocab, *, c):
     """logits (vocab,) = H[-1] @ W_vocab: the last position predicts the next token."""
     h = c.step("which row", right=lambda: H[-1], first_row_not_last=lambda: H[0], logits_for_every_row=lambda: H,
                mean_of_rows=lambda: H.mean(axis=0), mean_of_rows__summed=lambda: H.sum(axis=0),
-               wrong_row=lambda: H[-2], wrong_row__wraps=lambda: H[len(H) - 2])
+               wrong_row=lambda: H[-2], wrong_row__wraps=lambda: H[len(H) - 2],
+               last_column_not_last_row=lambda: H[:, -1])
     z = h @ W_vocab
     return c.step("raw scores", right=lambda: z, softmax_applied_to_logits=lambda: softmax(z))
 
@@ -63,6 +64,7 @@ def cross_entropy_steps(logits, targets, *, c):
         naive = Z - np.log(np.exp(Z).sum(axis=axis, keepdims=True))  # log-sum-exp without the max: overflows
         log_p, P = c("log probability", right=(Z - top - np.log(total), P), cross_entropy_log_underflow=(np.log(P), P),
                      cross_entropy_max_not_added_back=(Z - np.log(total), P),
+                     cross_entropy_logit_as_log_probability=(Z, P),
                      softmax_no_max_subtraction__loss=(naive, P),
                      softmax_no_max_subtraction__log_space=(naive, np.exp(naive)),
                      **{f"cross_entropy_probability_clipped__{k}": (np.log(np.maximum(P, 10.0 ** -k)), P)
@@ -112,9 +114,10 @@ def attention_backward_steps(Q, K, V, dO, causal=True, scale=True, *, c):
                 attention_backward_dk_from_k=lambda: dS.T @ K, attention_backward_dk_unscaled=lambda: dS_unscaled.T @ Q,
                 attention_backward_dk_scaled_twice=lambda: dS.T @ Q * s)
     dV = c.step("dV", right=lambda: A.T @ dO, attention_backward_transpose_missing__dv=lambda: A @ dO,
-                attention_backward_dv_scaled=lambda: A.T @ dO * s)
-    dQ, dK, dV = (c.terms(f"attention-backward-{name}", product=G) for name, G in (("dq", dS @ K), ("dk", dK),
-                                                                                   ("dv", dV)))
+                attention_backward_dv_scaled=lambda: A.T @ dO * s,
+                attention_backward_dv_from_scores=lambda: (Q @ K.T * (full if scale else 1.0)).T @ dO)
+    dQ = c.step("dQ", right=lambda: dS @ K, attention_backward_dq_transposed=lambda: dS.T @ K)
+    dQ, dK, dV = (c.terms(f"attention-backward-{name}", product=G) for name, G in (("dq", dQ), ("dk", dK), ("dv", dV)))
     return c("gradient order", right=(dQ, dK, dV), attention_backward_dq_dk_swapped=(dK, dQ, dV))
 
 
@@ -300,6 +303,7 @@ CHOICES = {
                         "gradient.",
     "upstream of A": "Write the shape of the gradient that reaches A: one row per query, one column per key.",
     "dK": "Look at the product that gives dK: one row per key, from the scores' gradient and the queries.",
+    "dQ": "Look at the product that gives dQ: one row per query, from dS and K.",
     "dV": "Look at the product that gives dV: one row per key, from the weights and dO.",
     "gradient order": "Look at the order of the gradients you return: dQ, dK, dV.",
     "variance": "Look at the variance your forward pass divides by: the mean of the squared deviations, over d.",
@@ -319,6 +323,15 @@ CHOICES = {
 # the diagnoses only these exercises use (registry.py merges them into diagnoses.py's tables) ---------------------
 
 DIAGNOSES = {
+    "last-column-not-last-row": "The last column of H was taken instead of its last row: H has one row per "
+                                "position, and the last position's row predicts the next token.",
+    "cross-entropy-logit-as-log-probability": "The loss used the target's raw logit as its log-probability: the "
+                                              "log of the softmax subtracts the log-sum-exp of the row's logits "
+                                              "first.",
+    "attention-backward-dv-from-scores": "dV was made from the scores S instead of the weights A: the forward pass "
+                                         "mixes V with A, the softmax of the masked scores.",
+    "attention-backward-dq-transposed": "dQ used dS transposed: dQ has one row per query, so it is dS times K "
+                                        "with dS as it is.",
     "attention-backward-softmax-skipped": "The gradient reaching the weights was used as the gradient of the scores: "
                                           "the softmax's backward step between them was skipped.",
     "layer-norm-backward-parameters-not-summed": "dg and db came back with one row per token: g and b are shared by "

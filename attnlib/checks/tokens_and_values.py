@@ -46,6 +46,7 @@ def one_hot_steps(ids, vocab_size, *, c):
     ids = np.asarray(ids)
     rows = c.step("one-hot rows", right=lambda: np.eye(vocab_size)[ids],
                   one_hot_width_from_ids=lambda: np.eye(int(ids.max()) + 1)[ids],
+                  one_hot_width_from_ids__count=lambda: np.eye(len(ids))[ids],
                   tokens_deduplicated=lambda: np.eye(vocab_size)[np.unique(ids)],
                   one_hot_marks_every_id=lambda: np.tile(np.eye(vocab_size)[ids].max(axis=0), (len(ids), 1)),
                   ids_one_based=lambda: np.eye(vocab_size)[ids - 1])
@@ -123,7 +124,8 @@ DIAGNOSES = {
     "one-hot-not-float": "The 0s and 1s are right but not floats: the exercise asks for a float array.",
     "ids-one-based": "The 1 went into column ids[i] - 1, as if ids counted from 1. Ids count from 0: id 0 is the "
                      "first column.",
-    "one-hot-width-from-ids": "The number of columns came from the largest id in these ids instead of vocab_size, so "
+    "one-hot-width-from-ids": "The number of columns came from these ids (their largest, or how many there are) "
+                              "instead of vocab_size, so "
                               "the rows no longer line up with the rows of the embedding table whatever words the "
                               "sentence happens to use.",
     "one-hot-marks-every-id": "Every row got a 1 in the column of every id of the sentence. Row i marks only "

@@ -151,7 +151,9 @@ LEFT_UNNAMED = {
     "self_attention": {"k-not-transposed", "va-instead-of-av"},
     "grouped_query_attention": {"heads-count-and-width-swapped", "heads-tokens-last", "head-slice-one-short",
                                 "k-not-transposed", "scores-diagonal-only", "va-instead-of-av",
-                                "returns-weights", "heads-split-rows"},  # the heads' shapes no longer line up
+                                "returns-weights", "heads-split-rows",  # the heads' shapes no longer line up
+                                # d_model and Wk's width over n_heads agree on these probes, or both raise
+                                "head-width-from-d-model", "head-width-from-keys"},
     "grouped_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "k-not-transposed",
                            "scale-floor-division", "softmax-max-wrong-axis"},
     "rolling_cache_step": {"av-transposed", "kq-instead-of-qk", "va-instead-of-av", "scale-floor-division",
