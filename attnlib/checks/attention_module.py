@@ -358,8 +358,8 @@ def tiled_steps(Q, K, V, causal=True, block=64, *, c):
                   last_key_tile_dropped__partial="partial")
     stop_k = {"last dropped": max(stop_k - block, 0), "partial": n_k - n_k % block}.get(walk_keys, stop_k)
     local = c("tile mask", right=False, tile_mask_local=True, tile_mask_local__stops="stops")  # at the last tile
-    separately = c("tile normalisation", right=False, tiles_normalised_separately=True,  # a query may see
-                   tiles_normalised_separately__visible="visible")  # visible: each row counts the tiles it sees
+    separately = c("tile normalisation", right=False, tiles_normalised_separately=True,
+                   tiles_normalised_separately__visible="visible")  # visible: each row counts only the tiles it sees
     running = c("running max", right=True, softmax_no_max_subtraction=False)
     start = c("running max start", right=-np.inf, running_max_starts_at_zero=0.0)
     own_max = c("tile max", right=False, tile_own_max=True, tile_own_max__finite="finite")
