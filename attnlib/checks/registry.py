@@ -3,7 +3,7 @@
 Each lesson module holds its exercises and their named mistakes in a list
 `EXERCISES`, may add what the values cannot show in `REQUIREMENTS`, and may add
 the mistake ids only its exercises use in `DIAGNOSES` and `NUDGES` (merged into
-diagnoses.py's tables here; an id defined twice is an error). A module is named
+diagnoses.py's tables here; an id or a choice defined twice is an error). A module is named
 after its lesson's stem without the number (course.LESSONS), so renumbering
 lessons never renames a file, and the list of modules comes from the manifest: a lesson
 with exercises other than the capstone has one. The capstone (capstone.py) grades a dict
@@ -25,17 +25,16 @@ if set(NAMES) != set(EXERCISES) | {capstone.NAME}:
 # What the probes' values cannot show (memory held, calls made), from each module's REQUIREMENTS: functions
 # run(wrapper, args) -> (diagnosis, detail) or None, asked only once every probe has passed.
 # The nudge of each choice a pipeline makes (choices.py), from each module's CHOICES: {choice: nudge}.
-CHOICE_NUDGES = {choice: text for module in LESSON_MODULES for choice, text in getattr(module, "CHOICES", {}).items()}
-_named = [choice for module in LESSON_MODULES for choice in getattr(module, "CHOICES", {})]
-if len(_named) != len(CHOICE_NUDGES):  # one module's nudge would be shown for the other's choice
-    raise ImportError(f"choices named in two lesson modules: {sorted({c for c in _named if _named.count(c) > 1})}")
+# A choice named in two modules would show one module's nudge for the other's choice: refused below, as an id is.
+CHOICE_NUDGES = {}
 REQUIREMENTS = {name: reqs for module in LESSON_MODULES for name, reqs in getattr(module, "REQUIREMENTS", {}).items()}
 
 
 for _module in LESSON_MODULES + (capstone,):
     for _table, _extra in ((diagnoses.DIAGNOSES, getattr(_module, "DIAGNOSES", {})),
-                           (diagnoses.NUDGES, getattr(_module, "NUDGES", {}))):
+                           (diagnoses.NUDGES, getattr(_module, "NUDGES", {})),
+                           (CHOICE_NUDGES, getattr(_module, "CHOICES", {}))):
         _twice = set(_table) & set(_extra)
         if _twice:
-            raise ImportError(f"{_module.__name__} redefines the diagnosis ids {sorted(_twice)}")
+            raise ImportError(f"{_module.__name__} redefines the diagnosis ids or choices {sorted(_twice)}")
         _table.update(_extra)
